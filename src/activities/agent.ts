@@ -1,0 +1,127 @@
+/**
+ * The agent activity (SPEC §5.2, §11.5, §11.12): one chat-completions call plus a bounded loop for the
+ * built-in `goal`/`signal` tools. Tool calls are validated against the goal snapshot and returned as
+ * events; the workflow applies them. The final text is cut to 256 KiB.
+ */
+import type OpenAI from 'openai';
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import type { AgentCallInput, AgentCallResult, ToolEvent } from '../core/run/llm-types';
+import { handleToolCall, toolDefinitions } from '../core/run/tool-calls';
+import { ZERO_USAGE, addUsage, chatCompletion, openCallScope, type ChatResponse } from './llm';
+import { truncateUtf8 } from './truncate';
+
+/** Limits of the agent activity. */
+export const AGENT_LIMITS = {
+  /** Tool rounds answered inside one activity before the closing `tool_choice: none` call. */
+  maxToolRounds: 4,
+  /** Largest final text, in UTF-8 bytes (§11.5). */
+  maxTextBytes: 256 * 1024,
+} as const;
+
+/** The name sent with `responseSchema` as `response_format.json_schema.name`. */
+export const AGENT_RESPONSE_FORMAT_NAME = 'troupe_output';
+
+/** Warnings the agent activity adds to its result, kept together so tests pin them. */
+export const AGENT_TEXTS = {
+  truncated: (agent: string, dropped: number, limit: number) =>
+    `agent ${agent}: output cut to ${limit} bytes (${dropped} bytes dropped)`,
+  lengthFinish: (agent: string) =>
+    `agent ${agent}: the reply stopped at the max_tokens limit (finish_reason length); raise model.max_tokens`,
+  toolRoundsExhausted: (agent: string, rounds: number) =>
+    `agent ${agent}: tool calls still requested after ${rounds} tool rounds; they were ignored`,
+  unofferedTools: (agent: string) => `agent ${agent}: the model called tools although none were offered; ignored`,
+  refusal: (agent: string) => `agent ${agent}: the model refused; its refusal is the result`,
+} as const;
+
+/** Builds the agent activity for a client factory (the worker binds the endpoint options). */
+export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
+  return async function callAgent(input: AgentCallInput): Promise<AgentCallResult> {
+    const scope = openCallScope('agent', input.agent, input.workflowId, input.timeoutMs);
+    const client = clientFor(input);
+    const tools = toolDefinitions(input.tools);
+    const messages: ChatCompletionMessageParam[] = input.messages.map((m) => ({ role: m.role, content: m.content }));
+    const toolEvents: ToolEvent[] = [];
+    const warnings: string[] = [];
+    let usage = ZERO_USAGE;
+    let llmCalls = 0;
+    let toolRounds = 0;
+    let last: ChatResponse;
+
+    for (;;) {
+      const closing = tools.length > 0 && toolRounds >= AGENT_LIMITS.maxToolRounds;
+      last = await chatCompletion(client, requestBody(input, messages, tools, closing), scope);
+      usage = addUsage(usage, last.usage);
+      llmCalls += 1;
+      const message = last.completion.choices[0]!.message;
+      const calls = (message.tool_calls ?? []).filter((c) => c.type === 'function');
+      if (calls.length === 0) break;
+      if (tools.length === 0) {
+        warnings.push(AGENT_TEXTS.unofferedTools(input.agent));
+        break;
+      }
+      if (closing) {
+        warnings.push(AGENT_TEXTS.toolRoundsExhausted(input.agent, toolRounds));
+        break;
+      }
+      messages.push({ role: 'assistant', content: message.content ?? null, tool_calls: calls });
+      for (const call of calls) {
+        const outcome = handleToolCall(call.function.name, call.function.arguments, {
+          offered: input.tools,
+          ...(input.goal ? { goal: input.goal } : {}),
+        });
+        if (outcome.kind === 'ok') toolEvents.push(outcome.event);
+        messages.push({ role: 'tool', tool_call_id: call.id, content: outcome.result });
+      }
+      toolRounds += 1;
+    }
+
+    const choice = last.completion.choices[0]!;
+    let text = choice.message.content ?? '';
+    if (text === '' && choice.message.refusal) {
+      text = choice.message.refusal;
+      warnings.push(AGENT_TEXTS.refusal(input.agent));
+    }
+    const bounded = truncateUtf8(text, AGENT_LIMITS.maxTextBytes);
+    if (bounded.droppedBytes > 0) {
+      warnings.push(AGENT_TEXTS.truncated(input.agent, bounded.droppedBytes, AGENT_LIMITS.maxTextBytes));
+    }
+    if (choice.finish_reason === 'length') warnings.push(AGENT_TEXTS.lengthFinish(input.agent));
+    return {
+      text: bounded.text,
+      toolEvents,
+      usage,
+      llmCalls,
+      model: last.completion.model || input.model.name,
+      ...(last.requestId ? { requestId: last.requestId } : {}),
+      ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}),
+      warnings,
+    };
+  };
+}
+
+function requestBody(
+  input: AgentCallInput,
+  messages: ChatCompletionMessageParam[],
+  tools: ReturnType<typeof toolDefinitions>,
+  closing: boolean,
+): ChatCompletionCreateParamsNonStreaming {
+  const { model } = input;
+  return {
+    model: model.name,
+    messages: [...messages],
+    ...(model.temperature !== undefined ? { temperature: model.temperature } : {}),
+    ...(model.maxTokens !== undefined ? { max_tokens: model.maxTokens } : {}),
+    ...(tools.length > 0 ? { tools, ...(closing ? { tool_choice: 'none' as const } : {}) } : {}),
+    ...(input.responseSchema
+      ? {
+          response_format: {
+            type: 'json_schema' as const,
+            json_schema: { name: AGENT_RESPONSE_FORMAT_NAME, strict: false, schema: input.responseSchema },
+          },
+        }
+      : {}),
+  };
+}

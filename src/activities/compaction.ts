@@ -1,0 +1,61 @@
+/**
+ * The compaction activity (SPEC §8, §11.5): folds an agent's older turns into its rolling summary so the
+ * agent's prompt stays inside `context_window`. The summary keeps decisions, open issues and the latest
+ * scores and verdicts, and is bounded by `maxSummaryTokens`.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import type OpenAI from 'openai';
+import { FAILURE_TYPES, type CompactionInput, type CompactionResult } from '../core/run/llm-types';
+import { chatCompletion, openCallScope } from './llm';
+
+/** Characters per token assumed when bounding a summary whose endpoint ignored `max_tokens`. */
+export const SUMMARY_CHARS_PER_TOKEN = 4;
+
+/** The compaction prompts and failure texts, kept together so tests pin them. */
+export const COMPACTION_TEXTS = {
+  system: (agent: string, maxTokens: number) =>
+    `You maintain the rolling summary of a multi-agent collaboration, as seen by agent "${agent}". Merge the ` +
+    `previous summary and the new entries into one summary of at most ${maxTokens} tokens. Keep every decision ` +
+    'made, every open issue or requested change, and the latest scores and verdicts (with who gave them). Drop ' +
+    'repetition and pleasantries. Reply with the summary text only.',
+  user: (summary: string | undefined, entries: string[]) =>
+    `<previous_summary>\n${summary?.trim() || '(none)'}\n</previous_summary>\n\n<entries>\n` +
+    entries.map((e, i) => `<entry n="${i + 1}">\n${e}\n</entry>`).join('\n') +
+    '\n</entries>',
+  empty: (agent: string, requestId?: string) =>
+    `compaction ${agent}: the summary came back empty${requestId ? ` (request id ${requestId})` : ''}`,
+} as const;
+
+/** Builds the compaction activity for a client factory (the worker binds the endpoint options). */
+export function makeCompactTranscript(clientFor: (input: CompactionInput) => OpenAI) {
+  return async function compactTranscript(input: CompactionInput): Promise<CompactionResult> {
+    const scope = openCallScope('compaction', input.agent, input.workflowId, input.timeoutMs);
+    const response = await chatCompletion(
+      clientFor(input),
+      {
+        model: input.model.name,
+        temperature: 0,
+        max_tokens: input.maxSummaryTokens,
+        messages: [
+          { role: 'system', content: COMPACTION_TEXTS.system(input.agent, input.maxSummaryTokens) },
+          { role: 'user', content: COMPACTION_TEXTS.user(input.summary, input.entries) },
+        ],
+      },
+      scope,
+    );
+    const summary = (response.completion.choices[0]?.message.content ?? '').trim();
+    if (summary === '') {
+      const message = COMPACTION_TEXTS.empty(input.agent, response.requestId);
+      throw ApplicationFailure.create({
+        type: FAILURE_TYPES.retryable,
+        message,
+        details: [{ kind: 'compaction', message, ...(response.requestId ? { requestId: response.requestId } : {}) }],
+      });
+    }
+    return { summary: boundChars(summary, input.maxSummaryTokens * SUMMARY_CHARS_PER_TOKEN), usage: response.usage };
+  };
+}
+
+function boundChars(text: string, maxChars: number): string {
+  return text.length <= maxChars ? text : Array.from(text).slice(0, maxChars).join('');
+}

@@ -1,0 +1,133 @@
+/**
+ * The convergence judge activity (SPEC §5.4, §11.13): asks the judge model, at temperature 0, whether
+ * an agent's latest result meets the criteria, as a strict `convergence_verdict` JSON object. Endpoints
+ * that reject `response_format` get one retry without it, and the first JSON object in the reply is read.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import type OpenAI from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { FAILURE_TYPES, type JudgeInput, type JudgeResult, type LlmFailureDetails } from '../core/run/llm-types';
+import { chatCompletion, llmFailureDetails, openCallScope, type ChatResponse } from './llm';
+
+/** The strict response format the judge requests. */
+export const VERDICT_RESPONSE_FORMAT = {
+  type: 'json_schema',
+  json_schema: {
+    name: 'convergence_verdict',
+    strict: true,
+    schema: {
+      type: 'object',
+      properties: { converged: { type: 'boolean' }, reason: { type: 'string' } },
+      required: ['converged', 'reason'],
+      additionalProperties: false,
+    },
+  },
+} as const;
+
+/** The judge's prompts and failure texts, kept together so tests pin them. */
+export const JUDGE_TEXTS = {
+  system:
+    'You judge whether a multi-agent collaboration has converged. Decide strictly whether the latest result ' +
+    'satisfies the criteria for the task. Reply with only a JSON object: {"converged": true|false, "reason": ' +
+    '"<one or two sentences>"}.',
+  user: (criteria: string, task: string, agent: string, result: string) =>
+    `<criteria>\n${criteria}\n</criteria>\n\n<task>\n${task}\n</task>\n\n` +
+    `<result agent="${agent}">\n${result}\n</result>\n\nHas the result converged on the criteria?`,
+  unparsable: (agent: string, requestId?: string) =>
+    `judge ${agent}: the verdict is not a JSON object with boolean "converged"` +
+    (requestId ? ` (request id ${requestId})` : ''),
+} as const;
+
+const RESPONSE_FORMAT_REJECTED = /response[_ ]format|json[_ ]schema|structured output/i;
+
+/** Builds the judge activity for a client factory (the worker binds the endpoint options). */
+export function makeJudgeConvergence(clientFor: (input: JudgeInput) => OpenAI) {
+  return async function judgeConvergence(input: JudgeInput): Promise<JudgeResult> {
+    const scope = openCallScope('judge', input.agent, input.workflowId, input.timeoutMs);
+    const client = clientFor(input);
+    let response: ChatResponse;
+    try {
+      response = await chatCompletion(client, judgeBody(input, true), scope);
+    } catch (err) {
+      if (!rejectsResponseFormat(err)) throw err;
+      response = await chatCompletion(client, judgeBody(input, false), scope);
+    }
+    const verdict = parseVerdict(response.completion.choices[0]?.message.content ?? '');
+    if (verdict === undefined) {
+      const message = JUDGE_TEXTS.unparsable(input.agent, response.requestId);
+      const details: LlmFailureDetails = {
+        kind: 'judge',
+        message,
+        ...(response.requestId ? { requestId: response.requestId } : {}),
+      };
+      throw ApplicationFailure.create({ type: FAILURE_TYPES.retryable, message, details: [details] });
+    }
+    return { ...verdict, usage: response.usage, ...(response.requestId ? { requestId: response.requestId } : {}) };
+  };
+}
+
+function judgeBody(input: JudgeInput, structured: boolean): ChatCompletionCreateParamsNonStreaming {
+  return {
+    model: input.model.name,
+    temperature: 0,
+    ...(input.model.maxTokens !== undefined ? { max_tokens: input.model.maxTokens } : {}),
+    messages: [
+      { role: 'system', content: JUDGE_TEXTS.system },
+      { role: 'user', content: JUDGE_TEXTS.user(input.criteria, input.task, input.agent, input.result) },
+    ],
+    ...(structured ? { response_format: VERDICT_RESPONSE_FORMAT } : {}),
+  };
+}
+
+function rejectsResponseFormat(err: unknown): boolean {
+  const details = llmFailureDetails(err);
+  return details?.status === 400 && RESPONSE_FORMAT_REJECTED.test(details.message);
+}
+
+/** Reads a verdict from the whole reply, else from its first balanced JSON object; undefined if none. */
+export function parseVerdict(text: string): { converged: boolean; reason: string } | undefined {
+  const candidates = [text.trim(), firstJsonObject(text)];
+  for (const candidate of candidates) {
+    if (!candidate) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(candidate);
+    } catch {
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    const { converged, reason } = value as { converged?: unknown; reason?: unknown };
+    if (typeof converged !== 'boolean') continue;
+    return { converged, reason: typeof reason === 'string' ? reason : '' };
+  }
+  return undefined;
+}
+
+/** The first balanced `{...}` in `text`, honouring JSON strings and escapes. */
+export function firstJsonObject(text: string): string | undefined {
+  for (let start = text.indexOf('{'); start !== -1; start = text.indexOf('{', start + 1)) {
+    let depth = 0;
+    let inString = false;
+    for (let i = start; i < text.length; i += 1) {
+      const ch = text[i];
+      if (inString) {
+        if (ch === '\\') i += 1;
+        else if (ch === '"') inString = false;
+      } else if (ch === '"') inString = true;
+      else if (ch === '{') depth += 1;
+      else if (ch === '}') {
+        depth -= 1;
+        if (depth === 0) {
+          const candidate = text.slice(start, i + 1);
+          try {
+            JSON.parse(candidate);
+            return candidate;
+          } catch {
+            break;
+          }
+        }
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,257 @@
+/**
+ * One chat-completions request as a Temporal activity step (SPEC §5.2, §11.4): the OpenAI client with
+ * retries left to Temporal, a per-request timeout of the activity's remaining time minus 1 s, abort on
+ * activity cancellation, a heartbeat while the request is in flight, and the HTTP error classification
+ * that tells the workflow which failures are fatal and which Temporal should retry.
+ */
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { ResolvedModel } from '../core/graph/types';
+import { FAILURE_TYPES, type LlmFailureDetails } from '../core/run/llm-types';
+import type { TokenCounts } from '../core/termination/view';
+
+/** Which activity makes the request; sent as `x-troupe-kind` and carried in failure details. */
+export type LlmKind = LlmFailureDetails['kind'];
+
+/** Where the activities reach the LLM when a model names no endpoint of its own (injected by the worker). */
+export interface LlmEndpointOptions {
+  baseUrl?: string;
+  apiKey?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Timing and endpoint constants of the LLM activities. */
+export const LLM_DEFAULTS = {
+  baseUrl: 'https://api.openai.com/v1',
+  /** Sent when no key is configured, so keyless local endpoints (Ollama, the offline model) work. */
+  noApiKey: 'troupe-no-key',
+  heartbeatIntervalMs: 300,
+  /** Each request ends this long before the activity's start-to-close deadline (§11.4). */
+  deadlineMarginMs: 1000,
+  minRequestTimeoutMs: 100,
+  maxErrorMessageChars: 500,
+} as const;
+
+/** Failure message texts, kept together so tests pin them. */
+export const LLM_TEXTS = {
+  http: (kind: LlmKind, agent: string, status: number, message: string, requestId?: string) =>
+    `${kind} ${agent}: HTTP ${status} ${message}${requestId ? ` (request id ${requestId})` : ''}`,
+  timeout: (kind: LlmKind, agent: string, ms: number) => `${kind} ${agent}: request timed out after ${ms} ms`,
+  connection: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: connection error: ${message}`,
+  malformed: (kind: LlmKind, agent: string, requestId?: string) =>
+    `${kind} ${agent}: the endpoint returned no completion choice${requestId ? ` (request id ${requestId})` : ''}`,
+  other: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: ${message}`,
+} as const;
+
+const FATAL_STATUSES = new Set([400, 401, 403, 404, 422]);
+
+/** Creates the OpenAI client for a model: its own base URL and key variable, else the injected defaults. */
+export function createOpenAIClient(model: ResolvedModel, opts: LlmEndpointOptions): OpenAI {
+  const env = opts.env ?? {};
+  const baseURL = model.baseUrl ?? opts.baseUrl ?? env['OPENAI_BASE_URL'] ?? LLM_DEFAULTS.baseUrl;
+  // A model that names its own key variable never falls back to the OpenAI key: it may point at another provider.
+  const apiKey = model.apiKeyEnv ? env[model.apiKeyEnv] : (opts.apiKey ?? env['OPENAI_API_KEY']);
+  return new OpenAI({
+    baseURL,
+    apiKey: apiKey || LLM_DEFAULTS.noApiKey,
+    maxRetries: 0,
+    timeout: 60_000,
+  });
+}
+
+/** The requests of one activity execution: who makes them and the deadline they share. */
+export interface LlmCallScope {
+  kind: LlmKind;
+  agent: string;
+  workflowId: string;
+  /** Epoch ms by which the activity's start-to-close timeout expires. */
+  deadlineMs: number;
+}
+
+/** Opens the scope of one activity execution; call it first thing in the activity. */
+export function openCallScope(kind: LlmKind, agent: string, workflowId: string, fallbackTimeoutMs: number): LlmCallScope {
+  const startToClose = Context.current().info.startToCloseTimeoutMs;
+  const budget = startToClose > 0 ? startToClose : fallbackTimeoutMs;
+  return { kind, agent, workflowId, deadlineMs: Date.now() + budget };
+}
+
+/** The activity's remaining time minus the margin, never below a small floor. */
+export function requestTimeoutMs(deadlineMs: number, nowMs: number): number {
+  return Math.max(LLM_DEFAULTS.minRequestTimeoutMs, deadlineMs - nowMs - LLM_DEFAULTS.deadlineMarginMs);
+}
+
+/** A completed request: the parsed completion, its request id and its usage. */
+export interface ChatResponse {
+  completion: ChatCompletion;
+  requestId?: string;
+  usage: TokenCounts;
+}
+
+/**
+ * Sends one chat-completions request within the scope's deadline, heartbeating while it is in flight.
+ * Throws the activity's CancelledFailure when cancelled, else a classified ApplicationFailure.
+ */
+export async function chatCompletion(
+  client: OpenAI,
+  body: ChatCompletionCreateParamsNonStreaming,
+  scope: LlmCallScope,
+): Promise<ChatResponse> {
+  const ctx = Context.current();
+  const timeout = requestTimeoutMs(scope.deadlineMs, Date.now());
+  const abort = new AbortController();
+  let timedOut = false;
+  const onCancel = () => abort.abort(ctx.cancellationSignal.reason);
+  ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+  if (ctx.cancellationSignal.aborted) onCancel();
+  // The client's own timeout covers only the wait for headers; this one also bounds the body.
+  const timer = setTimeout(() => {
+    timedOut = true;
+    abort.abort();
+  }, timeout);
+  ctx.heartbeat();
+  const beat = setInterval(() => ctx.heartbeat(), LLM_DEFAULTS.heartbeatIntervalMs);
+  try {
+    const { data, response } = await client.chat.completions
+      .create(body, {
+        timeout,
+        signal: abort.signal,
+        maxRetries: 0,
+        headers: {
+          'x-troupe-agent': scope.agent,
+          'x-troupe-kind': scope.kind,
+          'x-troupe-workflow-id': scope.workflowId,
+        },
+      })
+      .withResponse();
+    const requestId = response.headers.get('x-request-id') ?? undefined;
+    if (!Array.isArray(data?.choices) || data.choices[0]?.message === undefined) {
+      throw ApplicationFailure.create({
+        type: FAILURE_TYPES.retryable,
+        message: LLM_TEXTS.malformed(scope.kind, scope.agent, requestId),
+        details: [details(scope.kind, 'no completion choice in the response', response.status, requestId)],
+      });
+    }
+    return { completion: data, requestId, usage: usageOf(data) };
+  } catch (err) {
+    if (ctx.cancellationSignal.aborted) throw cancelledFailure(ctx.cancellationSignal.reason);
+    if (err instanceof ApplicationFailure) throw err;
+    if (timedOut) throw timeoutFailure(scope, timeout);
+    throw classifyLlmError(err, scope, timeout);
+  } finally {
+    clearInterval(beat);
+    clearTimeout(timer);
+    ctx.cancellationSignal.removeEventListener('abort', onCancel);
+  }
+}
+
+function cancelledFailure(reason: unknown): CancelledFailure {
+  return reason instanceof CancelledFailure ? reason : new CancelledFailure('CANCELLED');
+}
+
+function details(kind: LlmKind, message: string, status?: number, requestId?: string): LlmFailureDetails {
+  return {
+    kind,
+    message,
+    ...(status !== undefined ? { status } : {}),
+    ...(requestId ? { requestId } : {}),
+  };
+}
+
+function timeoutFailure(scope: Pick<LlmCallScope, 'kind' | 'agent'>, timeoutMs: number): ApplicationFailure {
+  const message = LLM_TEXTS.timeout(scope.kind, scope.agent, timeoutMs);
+  return ApplicationFailure.create({
+    type: FAILURE_TYPES.retryable,
+    message,
+    details: [details(scope.kind, message)],
+  });
+}
+
+/** The provider's own error text, without the status prefix the openai package adds. */
+function providerMessage(err: APIError): string {
+  const body = err.error as { message?: unknown } | undefined;
+  const raw =
+    typeof body?.message === 'string' ? body.message : err.message.replace(new RegExp(`^${err.status ?? ''}\\s*`), '');
+  const text = raw.trim() || 'no message';
+  return text.length > LLM_DEFAULTS.maxErrorMessageChars ? `${text.slice(0, LLM_DEFAULTS.maxErrorMessageChars)}…` : text;
+}
+
+/**
+ * Maps an error from the openai package to the failure Temporal should see: 400/401/403/404/422 are
+ * non-retryable; 429 is retryable after `Retry-After`; 5xx, other statuses, timeouts and connection errors
+ * are retryable.
+ */
+export function classifyLlmError(
+  err: unknown,
+  scope: Pick<LlmCallScope, 'kind' | 'agent'>,
+  timeoutMs: number,
+  nowMs: number = Date.now(),
+): ApplicationFailure {
+  const { kind, agent } = scope;
+  if (err instanceof APIConnectionTimeoutError) return timeoutFailure(scope, timeoutMs);
+  if (err instanceof APIConnectionError) {
+    const cause = err.cause instanceof Error && err.cause.message ? `${err.message} (${err.cause.message})` : err.message;
+    const message = LLM_TEXTS.connection(kind, agent, cause);
+    return ApplicationFailure.create({ type: FAILURE_TYPES.retryable, message, details: [details(kind, cause)] });
+  }
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const status = err.status;
+    const requestId = err.requestID ?? undefined;
+    const text = providerMessage(err);
+    const message = LLM_TEXTS.http(kind, agent, status, text, requestId);
+    const info = details(kind, text, status, requestId);
+    if (FATAL_STATUSES.has(status)) {
+      return ApplicationFailure.create({ type: FAILURE_TYPES.fatal, nonRetryable: true, message, details: [info] });
+    }
+    const retryAfter = status === 429 ? parseRetryAfterMs(err.headers, nowMs) : undefined;
+    return ApplicationFailure.create({
+      type: FAILURE_TYPES.retryable,
+      message,
+      details: [info],
+      ...(retryAfter !== undefined ? { nextRetryDelay: retryAfter } : {}),
+    });
+  }
+  const text = err instanceof Error ? err.message : String(err);
+  return ApplicationFailure.create({
+    type: FAILURE_TYPES.retryable,
+    message: LLM_TEXTS.other(kind, agent, text),
+    details: [details(kind, text)],
+  });
+}
+
+/** Milliseconds to wait from `retry-after-ms`, or `Retry-After` as seconds or an HTTP date; undefined if absent. */
+export function parseRetryAfterMs(headers: Headers | undefined, nowMs: number): number | undefined {
+  const ms = headers?.get('retry-after-ms');
+  if (ms && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.ceil(Number(ms));
+  const value = headers?.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+/** The failure details an LLM activity attached, when `err` is one of its ApplicationFailures. */
+export function llmFailureDetails(err: unknown): LlmFailureDetails | undefined {
+  if (!(err instanceof ApplicationFailure)) return undefined;
+  const first = err.details?.[0] as LlmFailureDetails | undefined;
+  return first && typeof first === 'object' && typeof first.message === 'string' ? first : undefined;
+}
+
+/** Token usage reported by one completion (zeros when the endpoint reports none). */
+export function usageOf(completion: ChatCompletion): TokenCounts {
+  const prompt = completion.usage?.prompt_tokens ?? 0;
+  const output = completion.usage?.completion_tokens ?? 0;
+  return { promptTokens: prompt, completionTokens: output, totalTokens: completion.usage?.total_tokens ?? prompt + output };
+}
+
+/** Sum of two usage counts. */
+export function addUsage(a: TokenCounts, b: TokenCounts): TokenCounts {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+/** Zero usage, the start of every sum. */
+export const ZERO_USAGE: TokenCounts = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };

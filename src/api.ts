@@ -1,0 +1,150 @@
+/**
+ * The TypeScript API behind the CLI (SPEC §1, §9): start runs, follow them, query and signal them.
+ */
+import { Client, Connection, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import type { CompiledGraph } from './core/graph/types';
+import type { RunResult, RunStatusView } from './core/run/run-result';
+import type { TranscriptStep } from './core/run/state';
+import {
+  answerSignal,
+  approveSignal,
+  messageSignal,
+  pauseSignal,
+  rejectSignal,
+  resumeSignal,
+  signalSignal,
+  statusQuery,
+  stopSignal,
+  transcriptQuery,
+  WORKFLOW_TYPE,
+} from './workflows/definitions';
+import type { troupeRun } from './workflows/run';
+import { settingsFromEnv, type TroupeSettings } from './settings';
+
+export type RunHandle = WorkflowHandle<typeof troupeRun>;
+
+/** Connect a Temporal client with the environment's settings (overridable). */
+export async function connectClient(overrides: Partial<TroupeSettings> = {}): Promise<{
+  client: Client;
+  settings: TroupeSettings;
+  close: () => Promise<void>;
+}> {
+  const settings = { ...settingsFromEnv(), ...overrides };
+  const connection = await Connection.connect({ address: settings.address, connectTimeout: '5s' });
+  const client = new Client({ connection, namespace: settings.namespace });
+  return { client, settings, close: () => connection.close() };
+}
+
+/** A readable, unique-enough workflow id for a run of `name` (client side; never in workflow code). */
+export function newRunId(name: string): string {
+  const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  return `${name}-${stamp}-${Math.random().toString(36).slice(2, 7)}`;
+}
+
+/** Start a run of a compiled graph. */
+export async function startRun(
+  client: Client,
+  opts: { graph: CompiledGraph; task: string; workflowId?: string; taskQueue: string },
+): Promise<RunHandle> {
+  return client.workflow.start<typeof troupeRun>(WORKFLOW_TYPE, {
+    taskQueue: opts.taskQueue,
+    workflowId: opts.workflowId ?? newRunId(opts.graph.name),
+    args: [{ graph: opts.graph, task: opts.task }],
+    memo: { troupeStatus: 'running', troupeGraph: opts.graph.name },
+  });
+}
+
+/** The handle of an existing run. */
+export function runHandle(client: Client, workflowId: string): RunHandle {
+  return client.workflow.getHandle<typeof troupeRun>(workflowId);
+}
+
+/** Query the run's status. */
+export async function queryStatus(handle: RunHandle): Promise<RunStatusView> {
+  return handle.query(statusQuery);
+}
+
+/** Query the run's transcript (last 200 steps). */
+export async function queryTranscript(handle: RunHandle): Promise<TranscriptStep[]> {
+  return handle.query(transcriptQuery);
+}
+
+/** Wait for the RunResult. */
+export async function waitResult(handle: RunHandle): Promise<RunResult> {
+  return handle.result();
+}
+
+/** The signals of the CLI contract (§7, §9). */
+export const SIGNALS = {
+  pause: pauseSignal,
+  resume: resumeSignal,
+  approve: approveSignal,
+  reject: rejectSignal,
+  answer: answerSignal,
+  message: messageSignal,
+  signal: signalSignal,
+  stop: stopSignal,
+} as const;
+
+export type SignalName = keyof typeof SIGNALS;
+
+/** Send one of troupe's signals. */
+export async function sendSignal(handle: RunHandle, name: SignalName, payload?: unknown): Promise<void> {
+  await handle.signal(SIGNALS[name], payload);
+}
+
+/** Whether an error means "no such workflow". */
+export function isNotFound(err: unknown): boolean {
+  return err instanceof WorkflowNotFoundError;
+}
+
+/** Progress events produced while following a run. */
+export type FollowEvent =
+  | { kind: 'step'; step: TranscriptStep }
+  | { kind: 'phase'; status: RunStatusView }
+  | { kind: 'warning'; text: string };
+
+/**
+ * Follow a run until it finishes: poll `status`/`transcript`, emit new steps, phase changes
+ * (including pending human requests) and warnings, then return the RunResult.
+ */
+export async function followRun(
+  handle: RunHandle,
+  onEvent: (e: FollowEvent) => void,
+  pollMs = 400,
+): Promise<RunResult> {
+  let lastStep = 0;
+  let lastPhase = '';
+  const seenWarnings = new Set<string>();
+  let done = false;
+  const resultPromise = handle.result().finally(() => {
+    done = true;
+  });
+  resultPromise.catch(() => undefined);
+  while (!done) {
+    try {
+      const [status, steps] = await Promise.all([queryStatus(handle), queryTranscript(handle)]);
+      for (const step of steps) {
+        if (step.step > lastStep) {
+          lastStep = step.step;
+          onEvent({ kind: 'step', step });
+        }
+      }
+      const phaseKey = `${status.phase}:${status.pending.map((p) => p.id).join(',')}`;
+      if (phaseKey !== lastPhase) {
+        lastPhase = phaseKey;
+        onEvent({ kind: 'phase', status });
+      }
+      for (const w of status.warnings) {
+        if (!seenWarnings.has(w)) {
+          seenWarnings.add(w);
+          onEvent({ kind: 'warning', text: w });
+        }
+      }
+    } catch {
+      // queries fail briefly while a worker restarts; keep following
+    }
+    await Promise.race([resultPromise.catch(() => undefined), new Promise((r) => setTimeout(r, pollMs))]);
+  }
+  return resultPromise;
+}

@@ -1,0 +1,43 @@
+/**
+ * "Did you mean X?" hints for unknown keys, topologies, conditions and commands (SPEC §3). Pure.
+ */
+
+/** Levenshtein edit distance (insert, delete, substitute; each costs 1). */
+export function levenshtein(a: string, b: string): number {
+  if (a === b) return 0;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+    }
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/**
+ * The candidate closest to `word`, if close enough to be a likely typo: at most a third of the
+ * longer word's length in edits (at least 1), case-insensitive. Ties go to the earlier candidate.
+ */
+export function closest(word: string, candidates: Iterable<string>): string | undefined {
+  const w = word.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = levenshtein(w, c.toLowerCase());
+    const limit = Math.max(1, Math.floor(Math.max(w.length, c.length) / 3));
+    if (d <= limit && d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** ` (did you mean "x"?)` when a candidate is close, else the empty string. */
+export function didYouMean(word: string, candidates: Iterable<string>): string {
+  const c = closest(word, candidates);
+  return c === undefined ? '' : ` (did you mean "${c}"?)`;
+}

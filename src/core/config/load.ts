@@ -1,0 +1,77 @@
+/**
+ * role.yaml text → validated config + compiled graph (SPEC §3): YAML syntax errors, schema errors,
+ * unknown keys and graph errors are all reported at once, each located as `file:line:col path:
+ * message`; warnings are kept separate. Pure (the file is read by `src/config-file.ts`).
+ */
+import { LineCounter, parseDocument, type Document } from 'yaml';
+import { compileRole } from '../graph/compile';
+import type { CompiledGraph } from '../graph/types';
+import { formatPath, type ConfigIssue, type PathIssue } from './issues';
+import { lenientConfig } from './lenient';
+import { locate, positionOf } from './locate';
+import { CONFIG_MESSAGES as M } from './messages';
+import { RoleConfigSchema, type RoleConfig } from './schema';
+import { parseWithIssues } from './zod-issues';
+
+export { formatIssue, type ConfigIssue } from './issues';
+
+/** What loading a role.yaml gives: config and graph only when there are no errors. */
+export interface LoadResult {
+  config?: RoleConfig;
+  graph?: CompiledGraph;
+  errors: ConfigIssue[];
+  warnings: ConfigIssue[];
+}
+
+function byPosition(a: ConfigIssue, b: ConfigIssue): number {
+  return a.line - b.line || a.col - b.col;
+}
+
+function unique(issues: ConfigIssue[]): ConfigIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const k = `${i.line}:${i.col}:${i.path}:${i.message}`;
+    return seen.has(k) ? false : (seen.add(k), true);
+  });
+}
+
+function finish(r: { config?: RoleConfig; graph?: CompiledGraph; errors: ConfigIssue[]; warnings: ConfigIssue[] }): LoadResult {
+  return { ...r, errors: unique(r.errors).sort(byPosition), warnings: unique(r.warnings).sort(byPosition) };
+}
+
+/** Graph checks that depend on sections the lenient pass may have dropped. */
+const LENIENT_UNRELIABLE = new Set(['budget']);
+
+/** Parse, validate and compile a role.yaml. Never throws. */
+export function loadRoleConfig(text: string, file: string): LoadResult {
+  const lineCounter = new LineCounter();
+  const doc: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const raw = (offset: number, message: string): ConfigIssue => ({ file, ...positionOf(lineCounter, offset), path: '', message });
+  const located = (i: PathIssue): ConfigIssue => ({ file, ...locate(doc, lineCounter, i), path: formatPath(i.path), message: i.message });
+  const yamlWarnings = doc.warnings.map((w) => raw(w.pos[0], w.message));
+  if (doc.errors.length > 0) return finish({ errors: doc.errors.map((e) => raw(e.pos[0], e.message)), warnings: yamlWarnings });
+  if (doc.contents === null) return finish({ errors: [raw(0, M.emptyDocument)], warnings: yamlWarnings });
+
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    return finish({ errors: [raw(0, M.yamlValue((e as Error).message))], warnings: yamlWarnings });
+  }
+
+  const parsed = parseWithIssues(RoleConfigSchema, data);
+  if (!parsed.ok) {
+    const errors = parsed.issues.map(located);
+    const stand_in = lenientConfig(data, parsed.issues);
+    if (stand_in) {
+      const graphErrors = compileRole(stand_in).errors.filter((i) => !LENIENT_UNRELIABLE.has(String(i.path[0])));
+      errors.push(...graphErrors.map(located));
+    }
+    return finish({ errors, warnings: yamlWarnings });
+  }
+  const compiled = compileRole(parsed.data);
+  const errors = compiled.errors.map(located);
+  const warnings = [...yamlWarnings, ...compiled.warnings.map(located)];
+  if (errors.length > 0) return finish({ errors, warnings });
+  return finish({ config: parsed.data, graph: compiled.graph, errors, warnings });
+}

@@ -1,0 +1,24 @@
+/** User-visible messages of config loading (SPEC §3), in one place so tests can pin them. */
+export const CONFIG_MESSAGES = {
+  required: 'required',
+  expected: (expected: string, got: string) => `expected ${expected}, got ${got}`,
+  unknownKey: (key: string, hint: string) => `unknown key "${key}"${hint}`,
+  oneOf: (values: readonly unknown[], hint: string) =>
+    `must be one of ${values.map((v) => String(v)).join(', ')}${hint}`,
+  atLeast: (n: number | bigint) => `must be >= ${n}`,
+  greaterThan: (n: number | bigint) => `must be > ${n}`,
+  atMost: (n: number | bigint) => `must be <= ${n}`,
+  lessThan: (n: number | bigint) => `must be < ${n}`,
+  nonEmptyString: 'must be a non-empty string',
+  minLength: (n: number | bigint) => `must be at least ${n} characters long`,
+  maxLength: (n: number | bigint) => `must be at most ${n} characters long`,
+  nonEmptyList: 'must not be empty',
+  minItems: (n: number | bigint) => `must list at least ${n} items`,
+  maxItems: (n: number | bigint) => `must list at most ${n} items`,
+  pattern: (p: string) => `must match ${p}`,
+  multipleOf: (n: number) => `must be a multiple of ${n}`,
+  invalid: 'invalid value',
+  emptyDocument: 'the file is empty; expected a mapping with name, agents and collaboration',
+  yamlValue: (message: string) => `cannot read the YAML: ${message}`,
+  readFile: (message: string) => `cannot read the file: ${message}`,
+} as const;

@@ -1,0 +1,172 @@
+/**
+ * The role.yaml schema (SPEC §3). This zod schema is the single source of truth for the config:
+ * the TypeScript types below are inferred from it. Pure: imported by the CLI and, through the
+ * compiled graph, indirectly by the workflow.
+ */
+import { z } from 'zod';
+
+/** Agent and graph names: `[a-z0-9][a-z0-9-]*` for the role name; agents keep rolebox's edge-name rule. */
+export const ROLE_NAME_RE = /^[a-z0-9][a-z0-9-]*$/;
+/** An agent name may not contain whitespace, `>` or `:` (the edge-string separators, §4.2). */
+export const AGENT_NAME_RE = /^[^\s>:]+$/;
+/** Signal types, for `signal_observed` and the `signal` tool (§11.12). */
+export const SIGNAL_TYPE_RE = /^[a-z][a-z0-9_]*$/;
+
+const positiveInt = z.number().int().positive();
+
+export const ModelSchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  max_tokens: positiveInt.optional(),
+  context_window: positiveInt.optional(),
+  /** Per-model OpenAI-compatible endpoint; defaults to `OPENAI_BASE_URL`. */
+  base_url: z.string().min(1).optional(),
+  /** Name of the environment variable that holds this model's API key; default `OPENAI_API_KEY`. */
+  api_key_env: z.string().min(1).optional(),
+});
+
+export const PriceSchema = z.strictObject({
+  input: z.number().min(0),
+  output: z.number().min(0),
+});
+
+export const BUILTIN_TOOLS = ['goal', 'signal'] as const;
+
+export const AgentSchema = z.strictObject({
+  instructions: z.string().min(1, 'must be a non-empty string'),
+  description: z.string().optional(),
+  model: ModelSchema.optional(),
+  tools: z.array(z.enum(BUILTIN_TOOLS)).optional(),
+  timeout_ms: positiveInt.optional(),
+});
+
+/** Object form of an edge (§4.2). `when` is a condition, validated by the condition parser. */
+export const EdgeObjectSchema = z.strictObject({
+  from: z.string().trim().min(1, 'must be a non-empty string'),
+  to: z.string().trim().min(1, 'must be a non-empty string'),
+  label: z.string().optional(),
+  exit: z.boolean().optional(),
+  when: z.unknown().optional(),
+});
+export const EdgeSchema = z.union([z.string(), EdgeObjectSchema]);
+
+/**
+ * Per-key schemas of the termination conditions (§4.6). A condition item in YAML is an object with
+ * exactly one of these keys (or the string `signal_observed(type)`); `any_of`/`all_of` nest.
+ */
+export const CONDITION_SCHEMAS = {
+  max_iterations: positiveInt,
+  timeout_ms: positiveInt,
+  converged: z.union([
+    z.string().min(1),
+    z.strictObject({ agent: z.string().min(1), criteria: z.string().min(1).optional() }),
+  ]),
+  result_matches: z
+    .strictObject({
+      agent: z.string().min(1),
+      contains: z.string().min(1).optional(),
+      regex: z.string().min(1).optional(),
+      flags: z
+        .string()
+        .regex(/^[imsu]*$/, 'may use only the flags i, m, s, u')
+        .optional(),
+      score_gte: z.number().optional(),
+      no_changes: z.boolean().optional(),
+    })
+    .refine(
+      (m) =>
+        m.contains !== undefined ||
+        m.regex !== undefined ||
+        m.score_gte !== undefined ||
+        m.no_changes !== undefined,
+      { message: 'needs at least one of contains, regex, score_gte, no_changes' },
+    ),
+  stuck: z.strictObject({
+    repeats: z.number().int().min(2, 'must be an integer >= 2'),
+    agent: z.string().min(1).optional(),
+  }),
+  signal_observed: z.string().regex(SIGNAL_TYPE_RE, 'must match [a-z][a-z0-9_]*'),
+  max_messages: positiveInt,
+  text_mention: z.union([
+    z.string().min(1),
+    z.strictObject({ text: z.string().min(1), sources: z.array(z.string().min(1)).min(1).optional() }),
+  ]),
+  token_usage: z
+    .strictObject({
+      max_total_tokens: positiveInt.optional(),
+      max_prompt_tokens: positiveInt.optional(),
+      max_completion_tokens: positiveInt.optional(),
+    })
+    .refine(
+      (t) =>
+        t.max_total_tokens !== undefined ||
+        t.max_prompt_tokens !== undefined ||
+        t.max_completion_tokens !== undefined,
+      { message: 'needs at least one of max_total_tokens, max_prompt_tokens, max_completion_tokens' },
+    ),
+} as const;
+
+export type BuiltinConditionKey = keyof typeof CONDITION_SCHEMAS | 'any_of' | 'all_of';
+
+/** Termination block: raw condition items, parsed (with located errors) by `core/termination/parse.ts`. */
+export const TerminationSchema = z.strictObject({
+  any_of: z.array(z.unknown()).min(1, 'must list at least one condition').optional(),
+  all_of: z.array(z.unknown()).min(1, 'must list at least one condition').optional(),
+});
+
+export const CollaborationSchema = z.strictObject({
+  topology: z.string().min(1).optional(),
+  agents: z.array(z.string().min(1)).optional(),
+  flow: z.array(EdgeSchema).optional(),
+  max_iterations: positiveInt.optional(),
+  context: z.enum(['inbox', 'thread']).optional(),
+  termination: TerminationSchema.optional(),
+});
+
+export const GoalSchema = z.strictObject({
+  objective: z.string().min(1),
+  success_criteria: z.string().optional(),
+  constraints: z.string().optional(),
+  max_turns: positiveInt.default(10),
+  max_duration_ms: positiveInt.default(9_000_000),
+});
+
+export const OutputSchema = z.strictObject({
+  schema: z.record(z.string(), z.unknown()),
+  max_retries: z.number().int().min(0).default(2),
+});
+
+export const ApprovalSchema = z.strictObject({
+  before_exit: z.boolean().default(false),
+});
+
+export const BudgetSchema = z.strictObject({
+  max_total_tokens: positiveInt.optional(),
+  max_cost_usd: z.number().positive().optional(),
+  max_agent_calls: positiveInt.optional(),
+  max_duration_ms: positiveInt.optional(),
+});
+
+export const RoleConfigSchema = z.strictObject({
+  name: z.string().regex(ROLE_NAME_RE, 'must match [a-z0-9][a-z0-9-]*'),
+  description: z.string().optional(),
+  task: z.string().optional(),
+  model: ModelSchema.optional(),
+  pricing: z.record(z.string(), PriceSchema).optional(),
+  agents: z.record(z.string(), AgentSchema),
+  judge: z.strictObject({ model: ModelSchema.optional() }).optional(),
+  collaboration: CollaborationSchema,
+  goal: GoalSchema.optional(),
+  output: OutputSchema.optional(),
+  approval: ApprovalSchema.optional(),
+  budget: BudgetSchema.optional(),
+});
+
+/** A parsed (zod-validated) role.yaml. */
+export type RoleConfig = z.infer<typeof RoleConfigSchema>;
+export type ModelConfig = z.infer<typeof ModelSchema>;
+export type AgentConfig = z.infer<typeof AgentSchema>;
+export type EdgeConfig = z.infer<typeof EdgeSchema>;
+export type GoalConfig = z.infer<typeof GoalSchema>;
+export type BudgetConfig = z.infer<typeof BudgetSchema>;
+export type PriceConfig = z.infer<typeof PriceSchema>;

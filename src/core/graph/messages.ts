@@ -1,0 +1,44 @@
+/**
+ * User-visible messages of the graph compiler and validator (SPEC §4.1–4.4, §11.7–11.10).
+ * Checks 1–6 keep rolebox's exact wording.
+ */
+export const GRAPH_MESSAGES = {
+  // rolebox checks 1–6 (§4.3)
+  unknownEdgeAgent: (name: string, field: 'from' | 'to') => `Edge references unknown agent "${name}" in "${field}" field`,
+  noExit: 'No exit edge found: graph has no termination path',
+  noEntry: 'No entry point found: graph must have at least one edge from "parent"',
+  orphan: (name: string) => `Orphan agent "${name}" is not referenced in any edge`,
+  disconnected: (name: string) => `Disconnected node "${name}" is not reachable from parent entry point`,
+  cycleWithoutCap: 'Cycle detected in graph but maxIterations is not set, defaulting to 3',
+  // check 7 (an error in troupe)
+  unknownConditionAgent: (scope: 'termination' | 'when', kind: string, name: string) =>
+    `${scope} ${kind} references unknown agent "${name}"`,
+  // edges (§4.2, §11.9)
+  malformedEdge: (s: string) => `malformed edge "${s}": expected "from -> to" or "from -> to: label"`,
+  exitToAgent: (to: string) => `exit: true is only allowed on an edge to parent ("${to}" is an agent)`,
+  notExitToParent: 'exit: false is not allowed on an edge to parent: edges to parent always exit',
+  parentToParent: 'an edge cannot go from parent to parent',
+  whenOnEntry: 'when is not allowed on an edge from parent: entry edges always run',
+  duplicateEdge: (from: string, to: string) => `duplicate edge "${from} -> ${to}": the later one replaces the earlier`,
+  // topologies and agents (§4.1, §11.9)
+  unknownTopology: (name: string, known: string[], hint: string) =>
+    `unknown topology "${name}"${hint}; expected one of ${known.join(', ')}`,
+  topologyNeedsAgents: 'must list at least one agent when a topology is set',
+  topologyFailed: (name: string, why: string) => `topology "${name}" failed to expand: ${why}`,
+  topologyExitToAgent: (name: string, to: string) => `topology "${name}" produced exit: true on an edge to agent "${to}"`,
+  duplicateTopologyAgent: (name: string) => `duplicate agent "${name}" in the topology list`,
+  undeclaredAgent: (name: string) => `unknown agent "${name}": declare it under agents`,
+  agentsWithoutTopology: 'collaboration.agents is only used with a topology; it is ignored here',
+  noEdges: 'needs a topology or a flow: the graph has no edges',
+  reservedAgentName: '"parent" is the orchestrator node and cannot be an agent name',
+  parentInTopology: '"parent" is the orchestrator node and cannot be listed as an agent',
+  badAgentName: (name: string) => `agent name "${name}" may not contain whitespace, ">" or ":"`,
+  // troupe's other checks (§4.3, §11.7–11.10)
+  unequalJoin: (name: string, lengths: number[]) =>
+    `agent "${name}" is reached from parent by paths of different lengths (${lengths.join(', ')} edges), so it runs once per wave that reaches it`,
+  allOfCap: (n: number, cap: number) =>
+    `all_of uses max_iterations ${n}, which is >= the hard cap ${cap}: the hard cap stops the loop first`,
+  goalUnreported: 'no agent can report on the goal: give at least one agent the goal tool (tools: [goal])',
+  missingPricing: (models: string[]) =>
+    `needs pricing for every model used; missing: ${models.join(', ')} (add them under pricing)`,
+} as const;

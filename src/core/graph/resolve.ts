@@ -1,0 +1,77 @@
+/**
+ * Config → compiled settings (SPEC §3): effective models (top-level `model` defaults merged under
+ * each agent's and the judge's own), agents with their defaults, goal, output, approval, budget.
+ * Pure.
+ */
+import type { AgentConfig, BudgetConfig, GoalConfig, ModelConfig, RoleConfig } from '../config/schema';
+import type { CompiledAgent, CompiledBudget, CompiledGoal, CompiledGraph, ResolvedModel } from './types';
+
+/** Model used when neither the agent nor the top-level `model` names one. */
+export const DEFAULT_MODEL_NAME = 'gpt-4o-mini';
+/** Agent activity start-to-close when `timeout_ms` is not set (§1). */
+export const DEFAULT_AGENT_TIMEOUT_MS = 30_000;
+
+/** Merge `own` over `defaults` and map YAML keys to compiled ones. */
+export function resolveModel(defaults: ModelConfig | undefined, own: ModelConfig | undefined): ResolvedModel {
+  const m = { ...defaults, ...own };
+  return {
+    name: m.name ?? DEFAULT_MODEL_NAME,
+    ...(m.temperature !== undefined && { temperature: m.temperature }),
+    ...(m.max_tokens !== undefined && { maxTokens: m.max_tokens }),
+    ...(m.context_window !== undefined && { contextWindow: m.context_window }),
+    ...(m.base_url !== undefined && { baseUrl: m.base_url }),
+    ...(m.api_key_env !== undefined && { apiKeyEnv: m.api_key_env }),
+  };
+}
+
+/** One agent with defaults applied: model merged, tools `[]`, timeout 30000 ms. */
+export function resolveAgent(name: string, a: AgentConfig, defaults: ModelConfig | undefined): CompiledAgent {
+  return {
+    name,
+    instructions: a.instructions,
+    ...(a.description !== undefined && { description: a.description }),
+    model: resolveModel(defaults, a.model),
+    tools: [...(a.tools ?? [])],
+    timeoutMs: a.timeout_ms ?? DEFAULT_AGENT_TIMEOUT_MS,
+  };
+}
+
+/** Goal settings in compiled form. */
+export function resolveGoal(g: GoalConfig): CompiledGoal {
+  return {
+    objective: g.objective,
+    ...(g.success_criteria !== undefined && { successCriteria: g.success_criteria }),
+    ...(g.constraints !== undefined && { constraints: g.constraints }),
+    maxTurns: g.max_turns,
+    maxDurationMs: g.max_duration_ms,
+  };
+}
+
+/** Budget limits in compiled form. */
+export function resolveBudget(b: BudgetConfig | undefined): CompiledBudget {
+  return {
+    ...(b?.max_total_tokens !== undefined && { maxTotalTokens: b.max_total_tokens }),
+    ...(b?.max_cost_usd !== undefined && { maxCostUsd: b.max_cost_usd }),
+    ...(b?.max_agent_calls !== undefined && { maxAgentCalls: b.max_agent_calls }),
+    ...(b?.max_duration_ms !== undefined && { maxDurationMs: b.max_duration_ms }),
+  };
+}
+
+/** The non-graph parts of the compiled graph. */
+export function resolveSettings(
+  config: RoleConfig,
+): Pick<CompiledGraph, 'name' | 'agents' | 'judge' | 'pricing' | 'approval' | 'budget'> & Partial<Pick<CompiledGraph, 'task' | 'goal' | 'output'>> {
+  const agents: Record<string, CompiledAgent> = {};
+  for (const [name, a] of Object.entries(config.agents)) agents[name] = resolveAgent(name, a, config.model);
+  return {
+    name: config.name,
+    ...(config.task !== undefined && { task: config.task }),
+    agents,
+    judge: { model: resolveModel(config.model, config.judge?.model) },
+    pricing: { ...(config.pricing ?? {}) },
+    ...(config.goal && { goal: resolveGoal(config.goal) }),
+    ...(config.output && { output: { schema: config.output.schema, maxRetries: config.output.max_retries } }),
+    approval: { beforeExit: config.approval?.before_exit ?? false },
+    budget: resolveBudget(config.budget),
+  };
+}

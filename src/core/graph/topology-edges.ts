@@ -1,0 +1,82 @@
+/**
+ * `collaboration.topology` + `collaboration.agents` → edge drafts (SPEC §4.1, §4.3, §11.9): checks
+ * the agent list (declared, not `parent`, no duplicates), expands the topology, and records for
+ * each edge which list entries its ends came from. Pure.
+ */
+import type { RoleConfig } from '../config/schema';
+import type { PathIssue } from '../config/issues';
+import { didYouMean } from '../config/did-you-mean';
+import type { EdgeDraft } from './edges';
+import { GRAPH_MESSAGES as M } from './messages';
+import { getTopology, topologyNames } from './topologies';
+import { PARENT } from './types';
+
+const AGENTS_PATH = ['collaboration', 'agents'] as const;
+const TOPOLOGY_PATH = ['collaboration', 'topology'] as const;
+
+/** Check the list; return the first index of each usable name (in list order). */
+function checkAgentList(list: readonly string[], declared: ReadonlySet<string>, errors: PathIssue[]): Map<string, number> {
+  const first = new Map<string, number>();
+  list.forEach((raw, j) => {
+    const name = raw.trim();
+    const path = [...AGENTS_PATH, j];
+    if (name === PARENT) errors.push({ path, message: M.parentInTopology });
+    else if (first.has(name)) errors.push({ path, message: M.duplicateTopologyAgent(name) });
+    else {
+      if (!declared.has(name)) errors.push({ path, message: M.undeclaredAgent(name) });
+      first.set(name, j);
+    }
+  });
+  return first;
+}
+
+/** Template edges of the collaboration block (empty without a topology), plus issues. */
+export function topologyEdges(
+  c: RoleConfig['collaboration'],
+  declared: ReadonlySet<string>,
+): { edges: EdgeDraft[]; errors: PathIssue[]; warnings: PathIssue[] } {
+  const errors: PathIssue[] = [];
+  const warnings: PathIssue[] = [];
+  if (c.topology === undefined) {
+    if (c.agents !== undefined) {
+      checkAgentList(c.agents, declared, errors);
+      warnings.push({ path: [...AGENTS_PATH], message: M.agentsWithoutTopology, at: 'key' });
+    }
+    return { edges: [], errors, warnings };
+  }
+  const name = c.topology.trim();
+  const expand = getTopology(name);
+  if (!expand) {
+    const names = topologyNames();
+    errors.push({ path: [...TOPOLOGY_PATH], message: M.unknownTopology(name, names, didYouMean(name, names)) });
+  }
+  if (!c.agents || c.agents.length === 0) {
+    errors.push({ path: [...AGENTS_PATH], message: M.topologyNeedsAgents });
+    return { edges: [], errors, warnings };
+  }
+  const index = checkAgentList(c.agents, declared, errors);
+  if (!expand) return { edges: [], errors, warnings };
+  let raw: ReturnType<typeof expand>;
+  try {
+    raw = expand([...index.keys()]);
+  } catch (e) {
+    errors.push({ path: [...TOPOLOGY_PATH], message: M.topologyFailed(name, (e as Error).message) });
+    return { edges: [], errors, warnings };
+  }
+  const edges: EdgeDraft[] = [];
+  for (const e of raw) {
+    if (e.exit === true && e.to !== PARENT) {
+      errors.push({ path: [...TOPOLOGY_PATH], message: M.topologyExitToAgent(name, e.to) });
+      continue;
+    }
+    const label = e.label?.trim();
+    edges.push({
+      from: e.from,
+      to: e.to,
+      ...(label ? { label } : {}),
+      exit: e.to === PARENT,
+      source: { kind: 'topology', fromIndex: index.get(e.from), toIndex: index.get(e.to) },
+    });
+  }
+  return { edges, errors, warnings };
+}

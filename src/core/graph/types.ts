@@ -1,0 +1,87 @@
+/**
+ * The compiled graph (SPEC §2, §4): plain JSON, the workflow's argument. Everything the workflow
+ * needs is here, resolved: agents with their effective model, edges in compiled order, loop groups,
+ * the effective hard cap and the termination expression.
+ */
+import type { Condition, Termination } from '../termination/types';
+
+/** The orchestrator node. Edges to it are exit edges (§11.9). */
+export const PARENT = 'parent';
+
+/** A compiled edge. `exit` is true exactly when `to === 'parent'`. */
+export interface Edge {
+  from: string;
+  to: string;
+  label?: string;
+  exit: boolean;
+  when?: Condition;
+}
+
+/** A strongly connected component of the agent-only subgraph (§4.4). */
+export interface LoopGroup {
+  /** Sorted node ids joined with `,`. */
+  id: string;
+  /** Sorted node ids. */
+  nodes: string[];
+  /** Indexes into `CompiledGraph.edges` of this group's back edges. */
+  backEdges: number[];
+}
+
+/** Effective model settings of an agent or the judge (defaults merged). */
+export interface ResolvedModel {
+  name: string;
+  temperature?: number;
+  maxTokens?: number;
+  contextWindow?: number;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+}
+
+export interface CompiledAgent {
+  name: string;
+  instructions: string;
+  description?: string;
+  model: ResolvedModel;
+  tools: Array<'goal' | 'signal'>;
+  timeoutMs: number;
+}
+
+export interface CompiledGoal {
+  objective: string;
+  successCriteria?: string;
+  constraints?: string;
+  maxTurns: number;
+  maxDurationMs: number;
+}
+
+export interface CompiledBudget {
+  maxTotalTokens?: number;
+  maxCostUsd?: number;
+  maxAgentCalls?: number;
+  maxDurationMs?: number;
+}
+
+export interface CompiledGraph {
+  name: string;
+  /** Default task from the YAML; `--task` overrides it at start. */
+  task?: string;
+  /** Topology name when one was used (for pictures and prompts). */
+  topology?: string;
+  agents: Record<string, CompiledAgent>;
+  /** Agent node ids in first-appearance order over the edges (parent excluded). */
+  nodes: string[];
+  edges: Edge[];
+  /** Targets of edges from parent, in edge order (wave 1). */
+  entry: string[];
+  loopGroups: LoopGroup[];
+  /** Effective hard cap on every loop group's counter per round (§4.5); 0 on acyclic graphs. */
+  maxIterations: number;
+  context: 'inbox' | 'thread';
+  termination: Termination;
+  judge: { model: ResolvedModel };
+  pricing: Record<string, { input: number; output: number }>;
+  goal?: CompiledGoal;
+  output?: { schema: Record<string, unknown>; maxRetries: number };
+  approval: { beforeExit: boolean };
+  budget: CompiledBudget;
+}

@@ -1,0 +1,91 @@
+/**
+ * Graph validation (SPEC §4.3, §11.9, §11.10): rolebox's 7 checks, with its exact messages for
+ * 1–6, and troupe's additions. Checks 1–3 and 7 are errors; 4–6 warnings. Unlike rolebox nothing
+ * short-circuits: every issue is reported at once, at the most specific YAML path. Pure.
+ */
+import type { PathIssue } from '../config/issues';
+import { agentRefs, allOfMaxIterations, type LocatedCondition } from './condition-walk';
+import { endpointPath, type EdgeDraft } from './edges';
+import { nodesInOrder } from './loops';
+import { GRAPH_MESSAGES as M } from './messages';
+import { reachableFromParent, unequalJoins } from './paths';
+import { PARENT, type LoopGroup } from './types';
+
+/** What the graph checks read. */
+export interface GraphValidationInput {
+  edges: readonly EdgeDraft[];
+  /** Agent names declared under `agents`. */
+  declared: readonly string[];
+  loopGroups: readonly LoopGroup[];
+  /** Whether `collaboration.max_iterations` or any `max_iterations` condition is set. */
+  capSet: boolean;
+  /** The effective hard cap. */
+  cap: number;
+  conditions: readonly LocatedCondition[];
+}
+
+/** Issues found by the graph checks. */
+export interface ValidationIssues {
+  errors: PathIssue[];
+  warnings: PathIssue[];
+}
+
+function known(name: string, declared: ReadonlySet<string>): boolean {
+  return name === PARENT || declared.has(name);
+}
+
+function checkEndpoints(input: GraphValidationInput, declared: ReadonlySet<string>, out: ValidationIssues): void {
+  for (const e of input.edges) {
+    for (const field of ['from', 'to'] as const) {
+      const listed = e.source.kind === 'topology' && (field === 'from' ? e.source.fromIndex : e.source.toIndex) !== undefined;
+      if (!listed && !known(e[field], declared)) {
+        out.errors.push({ path: endpointPath(e.source, field), message: M.unknownEdgeAgent(e[field], field) });
+      }
+    }
+  }
+}
+
+function checkConditions(input: GraphValidationInput, declared: ReadonlySet<string>, out: ValidationIssues): void {
+  for (const { condition, path, scope } of input.conditions) {
+    for (const ref of agentRefs(condition, path)) {
+      if (!declared.has(ref.agent)) out.errors.push({ path: ref.path, message: M.unknownConditionAgent(scope, ref.kind, ref.agent) });
+    }
+  }
+  if (input.cap === 0) return;
+  for (const { condition, path, inAllOf } of input.conditions) {
+    for (const m of allOfMaxIterations(condition, path, inAllOf)) {
+      if (m.n >= input.cap) out.warnings.push({ path: m.path, message: M.allOfCap(m.n, input.cap) });
+    }
+  }
+}
+
+/** Run the graph checks. Pure; never throws. */
+export function validateGraph(input: GraphValidationInput): ValidationIssues {
+  const out: ValidationIssues = { errors: [], warnings: [] };
+  const declared = new Set(input.declared);
+  const edges = input.edges;
+  checkEndpoints(input, declared, out);
+  if (edges.length > 0 && !edges.some((e) => e.exit)) out.errors.push({ path: ['collaboration'], message: M.noExit, at: 'key' });
+  if (edges.length > 0 && !edges.some((e) => e.from === PARENT)) out.errors.push({ path: ['collaboration'], message: M.noEntry, at: 'key' });
+  const used = new Set(edges.flatMap((e) => [e.from, e.to]));
+  for (const name of input.declared) {
+    if (name !== PARENT && !used.has(name)) out.warnings.push({ path: ['agents', name], message: M.orphan(name), at: 'key' });
+  }
+  const reachable = reachableFromParent(edges);
+  for (const node of nodesInOrder(edges)) {
+    if (reachable.has(node)) continue;
+    const first = edges.find((e) => e.from === node || e.to === node)!;
+    out.warnings.push({ path: endpointPath(first.source, first.from === node ? 'from' : 'to'), message: M.disconnected(node) });
+  }
+  if (input.loopGroups.length > 0 && !input.capSet) {
+    out.warnings.push({ path: ['collaboration', 'max_iterations'], message: M.cycleWithoutCap });
+  }
+  checkConditions(input, declared, out);
+  const back = new Set(input.loopGroups.flatMap((g) => g.backEdges));
+  for (const { node, lengths } of unequalJoins(edges, back)) {
+    const into = edges.filter((e) => e.to === node);
+    const last = into[into.length - 1];
+    out.warnings.push({ path: endpointPath(last.source, 'to'), message: M.unequalJoin(node, lengths) });
+  }
+  return out;
+}

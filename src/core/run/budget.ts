@@ -1,0 +1,241 @@
+/**
+ * Usage, cost and budgets (SPEC §8, §11.7, §11.14): a plain-JSON usage ledger that counts every LLM
+ * call (agents, judge, compaction, tool rounds), cost from configured per-model prices, and the four
+ * hard budgets with reason texts that carry the figures.
+ */
+import type { CompiledBudget } from '../graph/types';
+import type { TokenCounts } from '../termination/view';
+
+/** Price of a model in USD per 1M tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+}
+
+/** One agent's share of the usage (its own dispatches). */
+export interface AgentUsage extends TokenCounts {
+  costUsd: number;
+  /** Dispatches of this agent. */
+  calls: number;
+}
+
+/** One round's usage (every LLM call made in it). */
+export interface RoundUsage extends TokenCounts {
+  round: number;
+  costUsd: number;
+}
+
+/** Run-scoped usage: totals, per agent and per round. Plain JSON (workflow state and RunResult). */
+export interface UsageLedger extends TokenCounts {
+  costUsd: number;
+  /** Agent dispatches (not attempts, not tool rounds): what `max_agent_calls` counts. */
+  agentCalls: number;
+  judgeCalls: number;
+  compactionCalls: number;
+  /** Chat-completions requests of every kind, tool rounds included. */
+  llmRequests: number;
+  byAgent: Record<string, AgentUsage>;
+  byRound: RoundUsage[];
+}
+
+/** One finished LLM activity to record. */
+export interface LedgerCall {
+  kind: 'agent' | 'judge' | 'compaction';
+  /** The agent dispatched, judged or compacted for; only `agent` calls go into `byAgent`. */
+  agent?: string;
+  /** Configured model name; cost uses it (§11.7). */
+  model: string;
+  usage: TokenCounts;
+  round: number;
+  pricing: Record<string, ModelPrice>;
+  /** Chat-completions requests the activity made (tool rounds); default 1. */
+  llmCalls?: number;
+}
+
+export type BudgetReason =
+  | 'token_budget_exceeded'
+  | 'money_budget_exceeded'
+  | 'max_turns_exceeded'
+  | 'duration_budget_exceeded';
+
+/** A crossed budget: the run starts nothing new and ends `budget_exceeded` (§11.7). */
+export interface BudgetStop {
+  reason: BudgetReason;
+  reasonText: string;
+  status: 'budget_exceeded';
+  limit: number;
+  used: number;
+}
+
+const round12 = (x: number): number => Math.round(x * 1e12) / 1e12;
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** `$0.50` for whole cents, else every decimal the user wrote (`$0.125`). */
+export function usdLimitText(usd: number): string {
+  const cents = usd.toFixed(2);
+  return Number(cents) === usd ? `$${cents}` : `$${usd}`;
+}
+
+/** Spent money with 4 decimals: `$0.5123`. */
+export function usdSpentText(usd: number): string {
+  return `$${usd.toFixed(4)}`;
+}
+
+/** Active time in seconds with at most one decimal: `61.2s`. */
+export function secondsSpentText(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))}s`;
+}
+
+/** Budget reason texts and the CLI hints, in one place. */
+export const BUDGET_TEXTS = {
+  token: (limit: number, used: number, calls: number) =>
+    `token budget ${limit} reached (${used} tokens used after ${plural(calls, 'agent call')})`,
+  money: (limit: number, spent: number, calls: number) =>
+    `money budget ${usdLimitText(limit)} reached (${usdSpentText(spent)} spent after ${plural(calls, 'agent call')})`,
+  turns: (limit: number, calls: number) => `agent call budget ${limit} reached (${plural(calls, 'agent call')} dispatched)`,
+  duration: (limitMs: number, activeMs: number, calls: number) =>
+    `duration budget ${secondsSpentText(limitMs)} reached (${secondsSpentText(activeMs)} of active time after ${plural(calls, 'agent call')})`,
+  hints: {
+    token_budget_exceeded: 'raise budget.max_total_tokens to continue',
+    money_budget_exceeded: 'raise budget.max_cost_usd to continue',
+    max_turns_exceeded: 'raise budget.max_agent_calls to continue',
+    duration_budget_exceeded: 'raise budget.max_duration_ms to continue',
+  } satisfies Record<BudgetReason, string>,
+} as const;
+
+/** USD cost of one call: prompt tokens at `input`, completion tokens at `output`, per 1M tokens; 0 for an unpriced model. */
+export function computeCostUsd(model: string, usage: TokenCounts, pricing: Record<string, ModelPrice>): number {
+  const price = pricing[model];
+  if (!price) return 0;
+  return round12((usage.promptTokens * price.input + usage.completionTokens * price.output) / 1_000_000);
+}
+
+/** Sum of two token counts. */
+export function addUsage(a: TokenCounts, b: TokenCounts): TokenCounts {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+/** A ledger with nothing recorded. */
+export function emptyLedger(): UsageLedger {
+  return {
+    promptTokens: 0,
+    completionTokens: 0,
+    totalTokens: 0,
+    costUsd: 0,
+    agentCalls: 0,
+    judgeCalls: 0,
+    compactionCalls: 0,
+    llmRequests: 0,
+    byAgent: {},
+    byRound: [],
+  };
+}
+
+function addInto<T extends TokenCounts & { costUsd: number }>(target: T, usage: TokenCounts, cost: number): void {
+  target.promptTokens += usage.promptTokens;
+  target.completionTokens += usage.completionTokens;
+  target.totalTokens += usage.totalTokens;
+  target.costUsd = round12(target.costUsd + cost);
+}
+
+/**
+ * Record one finished LLM activity into the ledger, in place (it lives in mutable workflow state),
+ * and return it: totals, the call counter of its kind, its round and, for agent dispatches, its agent.
+ */
+export function recordCall(ledger: UsageLedger, call: LedgerCall): UsageLedger {
+  const cost = computeCostUsd(call.model, call.usage, call.pricing);
+  addInto(ledger, call.usage, cost);
+  ledger.llmRequests += call.llmCalls ?? 1;
+  switch (call.kind) {
+    case 'agent': {
+      ledger.agentCalls += 1;
+      const name = call.agent ?? '?';
+      const agent = (ledger.byAgent[name] ??= { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0, calls: 0 });
+      addInto(agent, call.usage, cost);
+      agent.calls += 1;
+      break;
+    }
+    case 'judge':
+      ledger.judgeCalls += 1;
+      break;
+    case 'compaction':
+      ledger.compactionCalls += 1;
+      break;
+    default: {
+      const never: never = call.kind;
+      throw new Error(`recordCall: unknown call kind ${String(never)}`);
+    }
+  }
+  let round = ledger.byRound.find((r) => r.round === call.round);
+  if (!round) {
+    round = { round: call.round, promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 };
+    ledger.byRound.push(round);
+  }
+  addInto(round, call.usage, cost);
+  return ledger;
+}
+
+/** Record an agent dispatch (see `recordCall`). */
+export function recordAgentCall(ledger: UsageLedger, call: Omit<LedgerCall, 'kind'> & { agent: string }): UsageLedger {
+  return recordCall(ledger, { ...call, kind: 'agent' });
+}
+
+/** Record a judge call (see `recordCall`). */
+export function recordJudgeCall(ledger: UsageLedger, call: Omit<LedgerCall, 'kind'>): UsageLedger {
+  return recordCall(ledger, { ...call, kind: 'judge' });
+}
+
+/** Record a compaction call (see `recordCall`). */
+export function recordCompactionCall(ledger: UsageLedger, call: Omit<LedgerCall, 'kind'>): UsageLedger {
+  return recordCall(ledger, { ...call, kind: 'compaction' });
+}
+
+/**
+ * The first crossed budget (tokens, money, agent calls, active time; each `>=` its limit), or null.
+ * Checked before each wave and after each result (§8).
+ */
+export function checkBudget(budget: CompiledBudget, ledger: UsageLedger, activeMs: number): BudgetStop | null {
+  const calls = ledger.agentCalls;
+  const mk = (reason: BudgetReason, reasonText: string, limit: number, used: number): BudgetStop => ({
+    reason,
+    reasonText,
+    status: 'budget_exceeded',
+    limit,
+    used,
+  });
+  if (budget.maxTotalTokens !== undefined && ledger.totalTokens >= budget.maxTotalTokens) {
+    const t = ledger.totalTokens;
+    return mk('token_budget_exceeded', BUDGET_TEXTS.token(budget.maxTotalTokens, t, calls), budget.maxTotalTokens, t);
+  }
+  if (budget.maxCostUsd !== undefined && ledger.costUsd >= budget.maxCostUsd) {
+    const c = ledger.costUsd;
+    return mk('money_budget_exceeded', BUDGET_TEXTS.money(budget.maxCostUsd, c, calls), budget.maxCostUsd, c);
+  }
+  if (budget.maxAgentCalls !== undefined && calls >= budget.maxAgentCalls) {
+    return mk('max_turns_exceeded', BUDGET_TEXTS.turns(budget.maxAgentCalls, calls), budget.maxAgentCalls, calls);
+  }
+  if (budget.maxDurationMs !== undefined && activeMs >= budget.maxDurationMs) {
+    const d = budget.maxDurationMs;
+    return mk('duration_budget_exceeded', BUDGET_TEXTS.duration(d, activeMs, calls), d, activeMs);
+  }
+  return null;
+}
+
+/** Active milliseconds left before `max_duration_ms` (for its durable timer), or undefined when unset. */
+export function durationBudgetRemainingMs(budget: CompiledBudget, activeMs: number): number | undefined {
+  return budget.maxDurationMs === undefined ? undefined : Math.max(0, budget.maxDurationMs - activeMs);
+}
+
+/** Whether a stop reason is one of the budget reasons. */
+export function isBudgetReason(reason: string): reason is BudgetReason {
+  return Object.prototype.hasOwnProperty.call(BUDGET_TEXTS.hints, reason);
+}
+
+/** The actionable suffix of the CLI's final line for a budget stop, e.g. `raise budget.max_cost_usd to continue`. */
+export function budgetHint(stop: Pick<BudgetStop, 'reason'>): string {
+  return BUDGET_TEXTS.hints[stop.reason];
+}

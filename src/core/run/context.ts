@@ -1,0 +1,205 @@
+/**
+ * Keeping an agent's input bounded (SPEC §5.3, §8 compaction, §11.5): a deterministic token
+ * estimate, UTF-8-safe text cuts, and `planContext`, which trims a prompt input to the hard bounds
+ * and to the model's context window and hands back the dropped entries for the compaction activity.
+ */
+import { PARENT } from '../graph/types';
+import type { ChatMessage } from './llm-types';
+import {
+  buildAgentMessages,
+  OWN_RESULTS_KEPT,
+  renderedTriggers,
+  THREAD_ENTRIES_KEPT,
+  type AgentPromptInput,
+} from './prompts';
+
+/** Hard cap on an agent input: the UTF-8 bytes of all message contents (§11.5). */
+export const INPUT_CAP_BYTES = 1024 * 1024;
+
+/** Cap on each agent text carried in state, RunResult or compaction input (§11.5). */
+export const TEXT_CAP_BYTES = 64 * 1024;
+
+/** Tokens kept free for the reply when the model has no `max_tokens` (§8). */
+export const DEFAULT_RESERVE_TOKENS = 1024;
+
+/** Per-message framing tokens (role and separators), as in OpenAI's chat token accounting. */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+
+/** Tokens that prime the assistant's reply, counted once per request. */
+export const REPLY_PRIMING_TOKENS = 3;
+
+/** The marker appended where a text was cut; N is the number of bytes removed. */
+export const truncationMarker = (removedBytes: number): string => `[troupe: truncated ${removedBytes} bytes]`;
+
+/** UTF-8 length of a string without TextEncoder (lone surrogates count 3, as U+FFFD). */
+export function utf8ByteLength(text: string): number {
+  let bytes = 0;
+  for (const ch of text) bytes += codePointBytes(ch.codePointAt(0) ?? 0);
+  return bytes;
+}
+
+function codePointBytes(cp: number): number {
+  if (cp < 0x80) return 1;
+  if (cp < 0x800) return 2;
+  if (cp < 0x10000) return 3;
+  return 4;
+}
+
+/**
+ * Estimated tokens of a text: ASCII at ~4 characters per token (rounded up), every non-ASCII code
+ * point (CJK, accented letters, emoji) as 1 token. BPE tokenizers give about that for English and
+ * CJK and less for accented Latin, so the estimate errs high; no tokenizer keeps the core pure.
+ */
+export function estimateTokens(text: string): number {
+  let ascii = 0;
+  let other = 0;
+  for (const ch of text) {
+    if ((ch.codePointAt(0) ?? 0) < 0x80) ascii += 1;
+    else other += 1;
+  }
+  return Math.ceil(ascii / 4) + other;
+}
+
+/** Estimated prompt tokens of a request: contents plus per-message overhead plus reply priming. */
+export function estimateMessagesTokens(messages: ChatMessage[]): number {
+  let total = REPLY_PRIMING_TOKENS;
+  for (const m of messages) total += estimateTokens(m.content) + MESSAGE_OVERHEAD_TOKENS;
+  return total;
+}
+
+/**
+ * Cuts a text to at most `maxBytes` UTF-8 bytes, marker included, at a code-point boundary, ending it
+ * with a newline and `[troupe: truncated N bytes]`. A text that fits is returned unchanged; when even
+ * the marker does not fit, the marker alone is returned.
+ */
+export function capText(text: string, maxBytes: number): string {
+  const total = utf8ByteLength(text);
+  if (total <= maxBytes) return text;
+  const markerBytes = 1 + truncationMarker(total).length;
+  const keepBudget = Math.max(0, maxBytes - markerBytes);
+  let kept = 0;
+  let end = 0;
+  for (const ch of text) {
+    const size = codePointBytes(ch.codePointAt(0) ?? 0);
+    if (kept + size > keepBudget) break;
+    kept += size;
+    end += ch.length;
+  }
+  const marker = truncationMarker(total - kept);
+  return kept === 0 ? marker : `${text.slice(0, end)}\n${marker}`;
+}
+
+/** The outcome of fitting one agent input: the trimmed input and what was dropped from it. */
+export interface ContextPlan {
+  /** The input trimmed to the bounds (and to the window when one was given). */
+  input: AgentPromptInput;
+  /** Removed entries, oldest first, as `agent: text`, for the compaction activity to summarize. */
+  overflow: string[];
+  /** How many of the oldest `ownRecent` / `thread` entries of the given input were removed. */
+  dropped: { ownRecent: number; thread: number };
+  /** False when even the minimum input exceeds the window budget or INPUT_CAP_BYTES. */
+  fits: boolean;
+  /** `estimateMessagesTokens` of the built messages of `input`. */
+  estimatedTokens: number;
+  /** UTF-8 bytes of the built messages' contents. */
+  bytes: number;
+  /** Window minus reserve, when a context window was given. */
+  budgetTokens?: number;
+}
+
+/**
+ * Trims an agent input so its built prompt stays bounded. Always: the last OWN_RESULTS_KEPT own
+ * results (inbox) or THREAD_ENTRIES_KEPT thread entries (thread). With `contextWindow`: drops the
+ * oldest own results / thread entries until the estimate fits `contextWindow - reserveTokens`; the
+ * minimum (instructions, task, summary, triggers, notes and, in thread mode, the newest entries that
+ * triggered this turn) is never dropped. Last, when the contents exceed INPUT_CAP_BYTES, the longest
+ * texts are cut to a common length. Lists the current mode does not show are returned empty.
+ */
+export function planContext(
+  input: AgentPromptInput,
+  contextWindow?: number,
+  reserveTokens: number = DEFAULT_RESERVE_TOKENS,
+): ContextPlan {
+  const threadMode = input.graph.context === 'thread';
+  const own = threadMode ? [] : input.ownRecent.map((text) => ({ agent: input.agent, text }));
+  const thread = threadMode ? input.thread.slice() : [];
+  const overflow: string[] = [];
+  const dropOldest = (list: { agent: string; text: string }[]): void => {
+    const entry = list.shift();
+    if (entry) overflow.push(`${entry.agent}: ${entry.text}`);
+  };
+  while (own.length > OWN_RESULTS_KEPT) dropOldest(own);
+  while (thread.length > THREAD_ENTRIES_KEPT) dropOldest(thread);
+  const current = (): AgentPromptInput => ({ ...input, ownRecent: own.map((e) => e.text), thread: thread.slice() });
+
+  const budgetTokens = contextWindow === undefined ? undefined : contextWindow - reserveTokens;
+  if (budgetTokens !== undefined) {
+    const agentTriggers = input.triggers.filter((t) => t.from !== PARENT).length;
+    const protectedThread = Math.min(thread.length, Math.max(1, agentTriggers));
+    while (estimateMessagesTokens(buildAgentMessages(current())) > budgetTokens) {
+      if (own.length > 0) dropOldest(own);
+      else if (thread.length > protectedThread) dropOldest(thread);
+      else break;
+    }
+  }
+
+  const trimmed = capInputBytes(current());
+  const messages = buildAgentMessages(trimmed);
+  const estimatedTokens = estimateMessagesTokens(messages);
+  const bytes = messagesBytes(messages);
+  const fits = bytes <= INPUT_CAP_BYTES && (budgetTokens === undefined || estimatedTokens <= budgetTokens);
+  const dropped = {
+    ownRecent: threadMode ? 0 : input.ownRecent.length - own.length,
+    thread: threadMode ? input.thread.length - thread.length : 0,
+  };
+  return { input: trimmed, overflow, dropped, fits, estimatedTokens, bytes, budgetTokens };
+}
+
+/** True when a windowed plan dropped entries that a compaction activity should fold into the summary. */
+export function needsCompaction(plan: ContextPlan): boolean {
+  return plan.budgetTokens !== undefined && plan.overflow.length > 0;
+}
+
+function messagesBytes(messages: ChatMessage[]): number {
+  return messages.reduce((sum, m) => sum + utf8ByteLength(m.content), 0);
+}
+
+/** Cuts every shown text longer than a common level so the contents fit INPUT_CAP_BYTES. */
+function capInputBytes(input: AgentPromptInput): AgentPromptInput {
+  const excess = messagesBytes(buildAgentMessages(input)) - INPUT_CAP_BYTES;
+  if (excess <= 0) return input;
+  const level = cutLevel(shownTexts(input).map(utf8ByteLength), excess);
+  const cut = (text: string): string => capText(text, level);
+  return {
+    ...input,
+    task: cut(input.task),
+    summary: input.summary === undefined ? undefined : cut(input.summary),
+    ownRecent: input.ownRecent.map(cut),
+    triggers: input.triggers.map((t) => ({ ...t, text: cut(t.text) })),
+    thread: input.thread.map((e) => ({ ...e, text: cut(e.text) })),
+    notes: input.notes.map((n) => ({ ...n, text: cut(n.text) })),
+  };
+}
+
+/** The carried texts the built prompt shows, each once. */
+function shownTexts(input: AgentPromptInput): string[] {
+  const history =
+    input.graph.context === 'thread'
+      ? input.thread.map((e) => e.text)
+      : [...input.ownRecent, ...renderedTriggers(input).map((t) => t.text)];
+  return [input.task, ...(input.summary ? [input.summary] : []), ...history, ...input.notes.map((n) => n.text)];
+}
+
+/** The largest byte level L such that cutting every text longer than L to L removes `excess` bytes. */
+function cutLevel(sizes: number[], excess: number): number {
+  const removed = (level: number): number => sizes.reduce((sum, s) => sum + Math.max(0, s - level), 0);
+  let lo = 0;
+  let hi = Math.max(0, ...sizes);
+  if (removed(lo) < excess) return 0;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (removed(mid) >= excess) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}

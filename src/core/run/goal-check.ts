@@ -1,0 +1,72 @@
+/**
+ * The goal completion check (SPEC §6.3) and the run status a finished goal imposes (§11.8), ported
+ * from EasyAI's GoalCompletionCheck (reference/easyai.md §1.6): turns are checked before duration,
+ * turnCount counts auto-continuations. Import the goal API from `./goal`.
+ */
+import type { RunStatus } from '../termination/types';
+import { goalContinuationPrompt } from './goal-prompts';
+import {
+  GOAL_TEXTS,
+  goalElapsedMs,
+  withGoalHistory,
+  type GoalLimitReason,
+  type GoalState,
+} from './goal-state';
+
+/** Outcome of the goal completion check at the end of a round. */
+export type GoalCheckResult =
+  | { kind: 'done' }
+  | { kind: 'continue'; goal: GoalState; prompt: string }
+  | { kind: 'stop'; goal: GoalState; reason: GoalLimitReason };
+
+/**
+ * The goal completion check (§6.3): not active → done; turn limit first, then duration limit →
+ * `limit_reached` with the exact stop reason; else `turnCount + 1` and a `<goal_continuation>`
+ * prompt for a new round. `stop` counts as *done* for the check pipeline (later checks still run).
+ */
+export function goalCheck(g: GoalState, now: number): GoalCheckResult {
+  if (g.status !== 'active') return { kind: 'done' };
+  if (g.turnCount >= g.maxTurns) {
+    return limit(g, now, 'goal_turn_limit', GOAL_TEXTS.turnLimit(g.turnCount, g.maxTurns));
+  }
+  const elapsed = goalElapsedMs(g, now);
+  if (elapsed >= g.maxDurationMs) {
+    return limit(g, now, 'goal_duration_limit', GOAL_TEXTS.durationLimit(elapsed, g.maxDurationMs));
+  }
+  const turn = g.turnCount + 1;
+  const goal = withGoalHistory({ ...g, turnCount: turn }, 'auto-continue', GOAL_TEXTS.autoContinue(turn, g.maxTurns), now);
+  return { kind: 'continue', goal, prompt: goalContinuationPrompt(goal, goalElapsedMs(goal, now)) };
+}
+
+function limit(g: GoalState, now: number, reason: GoalLimitReason, text: string): GoalCheckResult {
+  const goal = withGoalHistory({ ...g, status: 'limit_reached', stopReason: text, limitReason: reason }, 'limit', text, now);
+  return { kind: 'stop', goal, reason };
+}
+
+/** How a goal ends the run (§6.3, §11.8); undefined while it is `active` or `paused`. */
+export interface GoalRunStatus {
+  status: Extract<RunStatus, 'completed' | 'blocked' | 'limit_reached'>;
+  reason: 'goal_completed' | 'goal_blocked' | GoalLimitReason;
+  reasonText: string;
+}
+
+/** Map a finished goal to the run's status, reason and reasonText (= the goal's stopReason). */
+export function goalRunStatus(g: GoalState): GoalRunStatus | undefined {
+  switch (g.status) {
+    case 'completed':
+      return { status: 'completed', reason: 'goal_completed', reasonText: g.stopReason ?? GOAL_TEXTS.completedFallback };
+    case 'blocked':
+      return { status: 'blocked', reason: 'goal_blocked', reasonText: g.stopReason ?? GOAL_TEXTS.blockedFallback };
+    case 'limit_reached': {
+      const reason = g.limitReason ?? 'goal_turn_limit';
+      return { status: 'limit_reached', reason, reasonText: g.stopReason ?? reason };
+    }
+    case 'active':
+    case 'paused':
+      return undefined;
+    default: {
+      const never: never = g.status;
+      return never;
+    }
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Goal prompt texts (SPEC §6.3, §11.8): the round-1 `<goal_framework>` block and the
+ * `<goal_continuation>` prompt, in EasyAI's line layout (reference/easyai.md §1.6, §1.8). troupe
+ * adds the success criteria and constraints (EasyAI stored but never showed them) and asks for the
+ * evidence and reason its `goal` tool requires. Every user-supplied text is XML-escaped.
+ */
+import { goalSeconds, type GoalState } from './goal-state';
+
+/** Escape `& < > " '` (in that order, as EasyAI; already-escaped text is escaped again). Newlines stay. */
+export function escapeXml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+/** The fixed lines of the goal prompts, so tests can pin them. */
+export const GOAL_PROMPTS = {
+  continuationIntro: 'The goal below is still active. Continue working toward it.',
+  nextSteps: [
+    '1. Take the next concrete step toward the goal',
+    '2. Verify your progress against the goal objective',
+    '3. When the goal is complete, use the `goal` tool with action="update_status", status="completed", and provide evidence (required)',
+    '4. If you\'re blocked, use the `goal` tool with action="update_status", status="blocked", and give the reason (required)',
+  ],
+  frameworkIntro:
+    'You are working toward the goal below. The team keeps going in new rounds until the goal is reported completed or blocked, or a budget runs out.',
+  reporting: [
+    '- When the goal is complete and verified: action="update_status", status="completed", evidence="<what shows it is done>" (evidence is required)',
+    '- When you cannot proceed: action="update_status", status="blocked", reason="<what blocks you>" (reason is required)',
+    '- When the objective needs to be restated: action="update_objective", objective="<the new objective>"',
+    '- Do NOT just output text markers like [goal:complete]; only the `goal` tool changes the goal\'s status.',
+  ],
+} as const;
+
+function tagged(tag: string, text: string | undefined): string[] {
+  return text === undefined ? [] : [`<${tag}>`, escapeXml(text), `</${tag}>`, ''];
+}
+
+function goalBody(g: GoalState): string[] {
+  return [
+    ...tagged('goal_objective', g.objective),
+    ...tagged('success_criteria', g.successCriteria),
+    ...tagged('constraints', g.constraints),
+  ];
+}
+
+/**
+ * The `<goal_continuation>` prompt sent to each wave-1 agent of a continuation round: escaped
+ * objective (criteria, constraints), `- Turns used: k/N`, `- Time elapsed: Xs/Ys`, next steps.
+ * `g` is the state after the increment; lines joined with `\n` plus a trailing `\n`, as EasyAI.
+ */
+export function goalContinuationPrompt(g: GoalState, elapsedMs: number): string {
+  return [
+    '<goal_continuation>',
+    GOAL_PROMPTS.continuationIntro,
+    '',
+    ...goalBody(g),
+    '## Progress',
+    `- Turns used: ${g.turnCount}/${g.maxTurns}`,
+    `- Time elapsed: ${goalSeconds(elapsedMs)}s/${goalSeconds(g.maxDurationMs)}s`,
+    '',
+    '## Next Steps',
+    ...GOAL_PROMPTS.nextSteps,
+    '</goal_continuation>',
+    '',
+  ].join('\n');
+}
+
+/**
+ * The round-1 `<goal_framework>` block for agents offered the `goal` tool (§11.8): escaped objective,
+ * criteria, constraints, budgets (turns, duration, current turn) and how to report with the tool.
+ */
+export function goalFrameworkBlock(g: GoalState): string {
+  return [
+    '<goal_framework>',
+    GOAL_PROMPTS.frameworkIntro,
+    '',
+    ...goalBody(g),
+    '## Budget',
+    `- Maximum auto-continue turns: ${g.maxTurns}`,
+    `- Maximum duration: ${goalSeconds(g.maxDurationMs)} seconds`,
+    `- Current turn: ${g.turnCount}/${g.maxTurns}`,
+    '',
+    '## Reporting with the `goal` tool',
+    ...GOAL_PROMPTS.reporting,
+    '</goal_framework>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,140 @@
+/**
+ * Goal state (SPEC §6.2): the plain-JSON record in workflow state, its bounded history and its
+ * clock. Ported from EasyAI's GoalState (reference/easyai.md §1.4) with troupe's differences: the
+ * clock is stopped by every human wait and explicit pause, limits come from the config, elapsed time
+ * is never negative. Import the goal API from `./goal`.
+ */
+import type { CompiledGoal } from '../graph/types';
+import type { GoalSnapshot } from './llm-types';
+
+/** Goal status; `paused` pauses the run until `resume` (§11.8). */
+export type GoalStatus = GoalSnapshot['status'];
+
+/** Kinds of history entries (EasyAI's names, kept as shared constants instead of magic strings). */
+export type GoalHistoryType =
+  | 'set'
+  | 'auto-continue'
+  | 'limit'
+  | 'update_status'
+  | 'objective_updated'
+  | 'evidence_added'
+  | 'resumed';
+
+/** One entry of the goal's bounded history (the last {@link GOAL_HISTORY_MAX}). */
+export interface GoalHistoryEntry {
+  type: GoalHistoryType;
+  detail: string;
+  at: number;
+  /** The agent whose `goal` tool call made the change. */
+  agent?: string;
+}
+
+/** Run stop reasons for a goal limit (§11.8). */
+export type GoalLimitReason = 'goal_turn_limit' | 'goal_duration_limit';
+
+/** The goal in workflow state: plain JSON, carried across continue-as-new. */
+export interface GoalState {
+  objective: string;
+  successCriteria?: string;
+  constraints?: string;
+  /** Auto-continuations so far (not rounds, not LLM calls), as in EasyAI. */
+  turnCount: number;
+  maxTurns: number;
+  maxDurationMs: number;
+  startedAt: number;
+  /** Set while the goal clock is stopped (pause, human wait). */
+  pausedAt?: number;
+  totalPausedMs: number;
+  status: GoalStatus;
+  completionEvidence?: string;
+  blockedReason?: string;
+  stopReason?: string;
+  /** Which limit was reached when `status` is `limit_reached` (troupe addition, for the run reason). */
+  limitReason?: GoalLimitReason;
+  history: GoalHistoryEntry[];
+}
+
+/** Seconds as EasyAI prints them: integer division by 1000 (9_000_000 ms → 9000). */
+export function goalSeconds(ms: number): number {
+  return Math.floor(ms / 1000);
+}
+
+/** History entries kept (EasyAI: last 20). */
+export const GOAL_HISTORY_MAX = 20;
+
+/** Goal texts recorded in state and results (stop reasons, history details), so tests can pin them. */
+export const GOAL_TEXTS = {
+  set: (objective: string) => `Goal set: ${objective}`,
+  autoContinue: (turn: number, max: number) => `Turn ${turn}/${max}`,
+  turnLimit: (turns: number, max: number) => `Auto-continue turn limit reached (${turns}/${max})`,
+  durationLimit: (elapsedMs: number, maxMs: number) =>
+    `Duration limit reached (${goalSeconds(elapsedMs)}s / ${goalSeconds(maxMs)}s)`,
+  completedFallback: 'Goal completed',
+  blockedFallback: 'Goal blocked',
+} as const;
+
+/** Append a history entry, keeping the last {@link GOAL_HISTORY_MAX}. */
+export function withGoalHistory(
+  g: GoalState,
+  type: GoalHistoryType,
+  detail: string,
+  at: number,
+  agent?: string,
+): GoalState {
+  const entry: GoalHistoryEntry = agent === undefined ? { type, detail, at } : { type, detail, at, agent };
+  return { ...g, history: [...g.history, entry].slice(-GOAL_HISTORY_MAX) };
+}
+
+/** A copy of `g` without the given optional keys (plain JSON has no `undefined` values). */
+export function omitGoalKeys(g: GoalState, ...keys: Array<keyof GoalState>): GoalState {
+  const copy = { ...g };
+  for (const k of keys) delete copy[k];
+  return copy;
+}
+
+/** A fresh active goal from the compiled config, started at `now` (history: one `set` entry). */
+export function createGoal(cfg: CompiledGoal, now: number): GoalState {
+  const g: GoalState = {
+    objective: cfg.objective,
+    ...(cfg.successCriteria !== undefined ? { successCriteria: cfg.successCriteria } : {}),
+    ...(cfg.constraints !== undefined ? { constraints: cfg.constraints } : {}),
+    turnCount: 0,
+    maxTurns: cfg.maxTurns,
+    maxDurationMs: cfg.maxDurationMs,
+    startedAt: now,
+    totalPausedMs: 0,
+    status: 'active',
+    history: [],
+  };
+  return withGoalHistory(g, 'set', GOAL_TEXTS.set(cfg.objective), now);
+}
+
+/** Active goal time: `(pausedAt ?? now) − startedAt − totalPausedMs`, frozen while paused, never negative. */
+export function goalElapsedMs(g: GoalState, now: number): number {
+  return Math.max(0, (g.pausedAt ?? now) - g.startedAt - g.totalPausedMs);
+}
+
+/** Stop the goal clock (pause signal, any human wait). Idempotent: already stopped returns `g` itself. */
+export function pauseGoalClock(g: GoalState, now: number): GoalState {
+  if (g.pausedAt !== undefined) return g;
+  return { ...g, pausedAt: now };
+}
+
+/** Restart the goal clock, adding the stopped time to `totalPausedMs`. Idempotent: running returns `g`. */
+export function resumeGoalClock(g: GoalState, now: number): GoalState {
+  if (g.pausedAt === undefined) return g;
+  return { ...omitGoalKeys(g, 'pausedAt'), totalPausedMs: g.totalPausedMs + Math.max(0, now - g.pausedAt) };
+}
+
+/** The goal as the `goal` tool sees it during one activity. */
+export function goalSnapshot(g: GoalState): GoalSnapshot {
+  return {
+    objective: g.objective,
+    ...(g.successCriteria !== undefined ? { successCriteria: g.successCriteria } : {}),
+    ...(g.constraints !== undefined ? { constraints: g.constraints } : {}),
+    status: g.status,
+    turnCount: g.turnCount,
+    maxTurns: g.maxTurns,
+  };
+}
+

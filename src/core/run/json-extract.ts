@@ -1,0 +1,90 @@
+/**
+ * JSON extraction from an agent's final text (SPEC §6.4): the whole text, then a fenced json block
+ * (then any fenced block), then the first balanced JSON value. EasyAI tried the fence first
+ * (reference/easyai.md §1.3); troupe follows SPEC's order. Pure, deterministic, bounded work.
+ */
+
+/** Where the JSON was found. */
+export type JsonSource = 'whole' | 'fence' | 'balanced';
+
+/** An extracted JSON value, or nothing found. */
+export type JsonExtraction = { ok: true; value: unknown; source: JsonSource } | { ok: false };
+
+/** Upper bound on characters scanned while looking for a balanced value (keeps workflow tasks short). */
+export const MAX_BALANCED_SCAN = 4_000_000;
+
+const FENCE = /```([^\n`]*)\n([\s\S]*?)```/g;
+
+function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
+  const t = text.trim();
+  if (t === '') return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(t) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function fencedBlocks(text: string): string[] {
+  const json: string[] = [];
+  const other: string[] = [];
+  for (const m of text.matchAll(FENCE)) {
+    const lang = m[1].trim().split(/\s+/)[0].toLowerCase();
+    (lang === 'json' ? json : other).push(m[2]);
+  }
+  return [...json, ...other];
+}
+
+/**
+ * The end index (exclusive) of the balanced value starting at `start` (`{` or `[`), string- and
+ * escape-aware, or -1 when it does not close or brackets mismatch. `budget.left` counts scanned chars.
+ */
+function balancedEnd(text: string, start: number, budget: { left: number }): number {
+  const stack: string[] = [];
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    if (--budget.left < 0) return -1;
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === '{' || ch === '[') stack.push(ch === '{' ? '}' : ']');
+    else if (ch === '}' || ch === ']') {
+      if (stack.pop() !== ch) return -1;
+      if (stack.length === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+function firstBalanced(text: string): { ok: true; value: unknown } | { ok: false } {
+  const budget = { left: MAX_BALANCED_SCAN };
+  for (let i = 0; i < text.length && budget.left > 0; i++) {
+    const ch = text[i];
+    if (ch !== '{' && ch !== '[') continue;
+    const end = balancedEnd(text, i, budget);
+    if (end < 0) continue;
+    const parsed = tryParse(text.slice(i, end));
+    if (parsed.ok) return parsed;
+  }
+  return { ok: false };
+}
+
+/**
+ * Extract a JSON value from `text`: the whole trimmed text (scalars count), else the first fenced
+ * block labelled json that parses, else any other fenced block that parses, else the first balanced
+ * `{…}` or `[…]` that parses (a candidate that fails is retried from the next bracket).
+ */
+export function extractJson(text: string): JsonExtraction {
+  const whole = tryParse(text);
+  if (whole.ok) return { ok: true, value: whole.value, source: 'whole' };
+  for (const block of fencedBlocks(text)) {
+    const parsed = tryParse(block);
+    if (parsed.ok) return { ok: true, value: parsed.value, source: 'fence' };
+  }
+  const balanced = firstBalanced(text);
+  return balanced.ok ? { ok: true, value: balanced.value, source: 'balanced' } : { ok: false };
+}

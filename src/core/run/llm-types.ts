@@ -1,0 +1,117 @@
+/**
+ * The contract between the workflow and the LLM activities (SPEC §5): plain JSON in, plain JSON out.
+ * Prompts are built in the pure core; activities only perform the calls.
+ */
+import type { ResolvedModel } from '../graph/types';
+import type { TokenCounts } from '../termination/view';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** The goal as the `goal` tool sees it during one activity (validated against, never mutated). */
+export interface GoalSnapshot {
+  objective: string;
+  successCriteria?: string;
+  constraints?: string;
+  status: 'active' | 'completed' | 'blocked' | 'paused' | 'limit_reached';
+  turnCount: number;
+  maxTurns: number;
+}
+
+/** A built-in tool call the model made, already validated; applied by the workflow in wave order. */
+export type ToolEvent =
+  | {
+      tool: 'goal';
+      action: 'update_status' | 'update_objective' | 'add_evidence';
+      status?: 'active' | 'completed' | 'blocked' | 'paused';
+      objective?: string;
+      evidence?: string;
+      reason?: string;
+    }
+  | { tool: 'signal'; type: string; payload?: unknown; summary?: string };
+
+export interface AgentCallInput {
+  workflowId: string;
+  agent: string;
+  model: ResolvedModel;
+  messages: ChatMessage[];
+  tools: Array<'goal' | 'signal'>;
+  goal?: GoalSnapshot;
+  /** JSON Schema to request as `response_format: json_schema` (schema retries, §11.12). */
+  responseSchema?: Record<string, unknown>;
+  /** Activity start-to-close timeout, so each HTTP request can use the remaining time minus 1 s. */
+  timeoutMs: number;
+}
+
+export interface AgentCallResult {
+  /** Final assistant text (cut to 256 KiB with a marker, §11.5). */
+  text: string;
+  toolEvents: ToolEvent[];
+  usage: TokenCounts;
+  /** Number of chat-completions requests made (tool rounds included). */
+  llmCalls: number;
+  model: string;
+  requestId?: string;
+  finishReason?: string;
+  warnings: string[];
+}
+
+export interface JudgeInput {
+  workflowId: string;
+  agent: string;
+  model: ResolvedModel;
+  criteria: string;
+  task: string;
+  result: string;
+  timeoutMs: number;
+}
+
+export interface JudgeResult {
+  converged: boolean;
+  reason: string;
+  usage: TokenCounts;
+  requestId?: string;
+}
+
+export interface CompactionInput {
+  workflowId: string;
+  agent: string;
+  model: ResolvedModel;
+  /** Previous rolling summary, if any. */
+  summary?: string;
+  /** Older entries to fold into the summary. */
+  entries: string[];
+  /** Target size of the summary in tokens. */
+  maxSummaryTokens: number;
+  timeoutMs: number;
+}
+
+export interface CompactionResult {
+  summary: string;
+  usage: TokenCounts;
+}
+
+/** Failure details carried by non-retryable LLM errors (ApplicationFailure details[0]). */
+export interface LlmFailureDetails {
+  status?: number;
+  requestId?: string;
+  message: string;
+  kind: 'agent' | 'judge' | 'compaction';
+}
+
+/** ApplicationFailure type names used by the activities. */
+export const FAILURE_TYPES = {
+  fatal: 'TroupeFatalLlmError',
+  retryable: 'TroupeRetryableLlmError',
+} as const;
+
+/**
+ * HTTP headers the LLM activities add to every chat-completions request so an endpoint can tell
+ * callers apart (the test stub and the offline model script replies per agent and per kind).
+ */
+export const TROUPE_HEADERS = {
+  agent: 'x-troupe-agent',
+  kind: 'x-troupe-kind',
+} as const;

@@ -1,0 +1,174 @@
+/**
+ * The output-schema completion check (SPEC §6.4, §11.3): each final agent's result is extracted as
+ * JSON and validated alone; invalid ones are re-dispatched with a retry prompt (attempt k/N) until
+ * `max_retries`, then the run ends with `outputValid: false` and the errors. Retry counts live in
+ * workflow state (`attempts`), not in a per-session map as in EasyAI (reference/easyai.md §1.3).
+ */
+import { extractJson } from './json-extract';
+import { defaultOutputValidator, type OutputValidator } from './output-validator';
+
+export { extractJson, type JsonExtraction, type JsonSource } from './json-extract';
+export {
+  createAjvValidator,
+  defaultOutputValidator,
+  outputSchemaError,
+  validateOutput,
+  type OutputValidator,
+  type SchemaValidation,
+} from './output-validator';
+
+/** The graph's output config (`CompiledGraph.output`). */
+export interface OutputConfig {
+  schema: Record<string, unknown>;
+  maxRetries: number;
+}
+
+/** One final agent's result text. */
+export interface FinalResult {
+  agent: string;
+  text: string;
+}
+
+/** The check's verdict on one final agent. */
+export type AgentOutputVerdict =
+  | { agent: string; valid: true; value: unknown }
+  | { agent: string; valid: false; errors: string[]; retryable: boolean };
+
+/** One re-dispatch of an invalid final agent (a one-agent wave, §11.3). */
+export interface OutputRetry {
+  agent: string;
+  attempt: number;
+  maxRetries: number;
+  errors: string[];
+  prompt: string;
+}
+
+/**
+ * Outcome of the output check. `retry`: re-dispatch only the invalid agents with their prompts and
+ * store `attempts`. `done`: the run's `output`, `outputValid` and `outputErrors`; `attempts` is
+ * cleared for the next round.
+ */
+export type OutputCheckResult =
+  | { kind: 'retry'; agents: AgentOutputVerdict[]; retries: OutputRetry[]; attempts: Record<string, number> }
+  | {
+      kind: 'done';
+      agents: AgentOutputVerdict[];
+      output?: unknown;
+      outputValid: boolean;
+      outputErrors?: string[];
+      attempts: Record<string, number>;
+    };
+
+/** Output-check texts (retry prompt lines, error lines), so tests can pin them. */
+export const OUTPUT_TEXTS = {
+  noJson: 'No valid JSON found in response',
+  noFinalResult: 'No final result to check',
+  retryHeader: (attempt: number, max: number) =>
+    `Your previous response did not match the required output format (attempt ${attempt}/${max}).`,
+  errorsHeader: 'Validation errors:',
+  reformat: (noun: string) => `Please reformat your response as a valid JSON ${noun} matching this schema:`,
+  onlyJson: (noun: string) => `Output ONLY the JSON ${noun}, no additional text.`,
+  agentError: (agent: string, error: string) => `${agent}: ${error}`,
+} as const;
+
+function jsonNoun(schema: Record<string, unknown>): string {
+  return schema.type === 'object' ? 'object' : schema.type === 'array' ? 'array' : 'value';
+}
+
+/**
+ * The retry prompt (EasyAI's layout, lines joined with `\n` plus a trailing `\n`): the attempt
+ * header, one `- <path>: <message>` line per error, the schema as JSON, and "reply with only JSON".
+ */
+export function outputRetryPrompt(
+  schema: Record<string, unknown>,
+  errors: string[],
+  attempt: number,
+  maxRetries: number,
+): string {
+  const noun = jsonNoun(schema);
+  return [
+    OUTPUT_TEXTS.retryHeader(attempt, maxRetries),
+    '',
+    OUTPUT_TEXTS.errorsHeader,
+    ...errors.map((e) => `- ${e}`),
+    '',
+    OUTPUT_TEXTS.reformat(noun),
+    '```json',
+    JSON.stringify(schema, null, 2),
+    '```',
+    '',
+    OUTPUT_TEXTS.onlyJson(noun),
+    '',
+  ].join('\n');
+}
+
+/** Check one agent's text: extract JSON, validate it; a schema that cannot compile is not retryable. */
+export function checkAgentOutput(
+  result: FinalResult,
+  schema: Record<string, unknown>,
+  validator: OutputValidator = defaultOutputValidator,
+): AgentOutputVerdict {
+  const extracted = extractJson(result.text);
+  if (!extracted.ok) return { agent: result.agent, valid: false, errors: [OUTPUT_TEXTS.noJson], retryable: true };
+  const v = validator.validate(schema, extracted.value);
+  switch (v.kind) {
+    case 'valid':
+      return { agent: result.agent, valid: true, value: extracted.value };
+    case 'invalid':
+      return { agent: result.agent, valid: false, errors: v.errors, retryable: true };
+    case 'schema_error':
+      return { agent: result.agent, valid: false, errors: [v.message], retryable: false };
+    default: {
+      const never: never = v;
+      return never;
+    }
+  }
+}
+
+/**
+ * Run the output check over the round's final agents. An invalid agent is retried while
+ * `attempts[agent] + 1 <= maxRetries`; only invalid agents are retried. When nothing is retried the
+ * result is final: `output` is the single agent's value, or an object keyed by agent (valid agents
+ * only) when there are several; errors of several agents are prefixed with the agent name.
+ */
+export function outputCheck(
+  finalResults: FinalResult[],
+  output: OutputConfig,
+  attempts: Record<string, number>,
+  validator: OutputValidator = defaultOutputValidator,
+): OutputCheckResult {
+  if (finalResults.length === 0) {
+    return { kind: 'done', agents: [], outputValid: false, outputErrors: [OUTPUT_TEXTS.noFinalResult], attempts: {} };
+  }
+  const agents = finalResults.map((r) => checkAgentOutput(r, output.schema, validator));
+  const retries: OutputRetry[] = [];
+  const nextAttempts = { ...attempts };
+  for (const verdict of agents) {
+    if (verdict.valid || !verdict.retryable) continue;
+    const attempt = (attempts[verdict.agent] ?? 0) + 1;
+    if (attempt > output.maxRetries) continue;
+    nextAttempts[verdict.agent] = attempt;
+    const prompt = outputRetryPrompt(output.schema, verdict.errors, attempt, output.maxRetries);
+    retries.push({ agent: verdict.agent, attempt, maxRetries: output.maxRetries, errors: verdict.errors, prompt });
+  }
+  if (retries.length > 0) return { kind: 'retry', agents, retries, attempts: nextAttempts };
+  return { kind: 'done', agents, ...finalOutput(agents), attempts: {} };
+}
+
+function finalOutput(agents: AgentOutputVerdict[]): { output?: unknown; outputValid: boolean; outputErrors?: string[] } {
+  const several = agents.length > 1;
+  const errors: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const a of agents) {
+    if (a.valid) values[a.agent] = a.value;
+    else errors.push(...a.errors.map((e) => (several ? OUTPUT_TEXTS.agentError(a.agent, e) : e)));
+  }
+  const outputValid = errors.length === 0;
+  const single = agents[0];
+  const output = several ? values : single.valid ? single.value : undefined;
+  return {
+    ...(output !== undefined ? { output } : {}),
+    outputValid,
+    ...(outputValid ? {} : { outputErrors: errors }),
+  };
+}

@@ -1,0 +1,210 @@
+/**
+ * The agent prompt builder (SPEC §5.3, §11.5, §11.12): what one agent sees in one dispatch, as chat
+ * messages. Pure and deterministic (same input, byte-identical messages) so replays and tests agree,
+ * and bounded (the last OWN_RESULTS_KEPT own results, the last THREAD_ENTRIES_KEPT thread entries) so
+ * the prompt stays flat as iterations grow. Fitting to a context window lives in `context.ts`.
+ */
+import { PARENT, type CompiledGraph, type Edge } from '../graph/types';
+import type { ChatMessage } from './llm-types';
+
+/** How many of the agent's own previous results an inbox prompt shows (§11.5). */
+export const OWN_RESULTS_KEPT = 2;
+
+/** How many shared-thread entries a thread prompt shows (§11.5). */
+export const THREAD_ENTRIES_KEPT = 8;
+
+/** Kinds of labelled notes added to one dispatch (§6, §7, §11.6, §11.8). */
+export type PromptNoteKind =
+  | 'user_message'
+  | 'human_answer'
+  | 'approval_note'
+  | 'reject_reason'
+  | 'goal_framework'
+  | 'goal_continuation'
+  | 'schema_retry';
+
+/** One labelled note; `from` names its origin (a user, a request id) when the caller knows it. */
+export interface PromptNote {
+  kind: PromptNoteKind;
+  text: string;
+  from?: string;
+}
+
+/** Everything the builder needs for one dispatch of one agent; all texts are already final. */
+export interface AgentPromptInput {
+  graph: CompiledGraph;
+  agent: string;
+  task: string;
+  round: number;
+  wave: number;
+  iteration: number;
+  maxIterations: number;
+  /** The `describeTermination` lines (ANY / ALL), injected by the caller; a string may hold several lines. */
+  stopConditions?: string | string[];
+  /** True when a `score_gte` condition reads this agent: the contract asks for `score: N`. */
+  scoreContract?: boolean;
+  /** Rolling summary of older, dropped turns (§8 compaction). */
+  summary?: string;
+  /** Inbox: the agent's own last results, oldest first (only the last OWN_RESULTS_KEPT are shown). */
+  ownRecent: string[];
+  /** Inbox: outputs that triggered this dispatch; `from: 'parent'` is the task start. */
+  triggers: { from: string; text: string }[];
+  /** Thread mode: the shared thread, oldest first (only the last THREAD_ENTRIES_KEPT are shown). */
+  thread: { agent: string; text: string }[];
+  notes: PromptNote[];
+}
+
+/** Every user-visible string of agent prompts, in one place so tests pin them. */
+export const PROMPT_TEXTS = {
+  identity: (agent: string, graph: string, topology: string): string =>
+    `You are the agent "${agent}" in the graph "${graph}" (${topology}).`,
+  customTopology: 'custom flow',
+  receivesFrom: (sources: string): string => `You receive work from: ${sources}.`,
+  taskSource: 'the task',
+  passesTo: (targets: string): string => `You pass your output to: ${targets}.`,
+  noTargets: 'You pass your output to no other agent.',
+  conditionalTag: 'conditional',
+  exitAgent: 'You are an exit agent: your result can complete the graph.',
+  notExitAgent: 'You are not an exit agent: your result goes on to other agents.',
+  position: (round: number, wave: number): string => `Round ${round}, wave ${wave}.`,
+  positionInLoop: (round: number, wave: number, k: number, n: number): string =>
+    `Round ${round}, wave ${wave}, iteration ${k}/${n}.`,
+  inboxView: 'You see the task, your own last results and the outputs that triggered this turn.',
+  threadView: 'You see the task and the shared thread of agent outputs, oldest first.',
+  collaborationOpen: '<collaboration>',
+  collaborationClose: '</collaboration>',
+  resultContract: [
+    '<result_contract>',
+    'Put your final answer inside a fenced ```result block. Everything outside the block is treated as working notes.',
+  ].join('\n'),
+  scoreContract:
+    'Inside the result block, include a line `score: N` with your numeric score (for example `score: 85`).',
+  resultContractClose: '</result_contract>',
+  taskHeading: '## Task',
+  summaryHeading: '## Summary of earlier turns',
+  ownHeading: '## Your previous results (oldest first)',
+  ownEntry: (i: number, latest: boolean): string => `### Your result ${i}${latest ? ' (latest)' : ''}`,
+  triggersHeading: '## Outputs that triggered this turn',
+  fromAgent: (agent: string): string => `### From ${agent}`,
+  fromParent: '### From the orchestrator',
+  threadHeading: '## Shared thread (oldest first)',
+  threadEntry: (agent: string, self: boolean): string => `### ${agent}${self ? ' (you)' : ''}`,
+  notesHeading: '## Notes for this turn',
+  noteLabels: {
+    user_message: 'Message from the user',
+    human_answer: 'Answer from a human',
+    approval_note: 'Approval note from a human',
+    reject_reason: 'Your previous result was rejected. Reason',
+    goal_framework: 'Goal',
+    goal_continuation: 'Goal continuation',
+    schema_retry: 'Output format correction',
+  } satisfies Record<PromptNoteKind, string>,
+  noteHeading: (label: string, from?: string): string => `### ${label}${from ? ` (from ${from})` : ''}`,
+  unknownAgent: (agent: string): string => `buildAgentMessages: unknown agent "${agent}"`,
+} as const;
+
+/** Builds the system and user messages of one agent dispatch (layout pinned by prompts tests). */
+export function buildAgentMessages(input: AgentPromptInput): ChatMessage[] {
+  const agent = input.graph.agents[input.agent];
+  if (!agent) throw new Error(PROMPT_TEXTS.unknownAgent(input.agent));
+  const system = [agent.instructions.trim(), collaborationBlock(input), resultContract(input)]
+    .filter((part) => part !== '')
+    .join('\n\n');
+  return [
+    { role: 'system', content: system },
+    { role: 'user', content: userSections(input).join('\n\n') },
+  ];
+}
+
+/** The `<collaboration>` block: neighbours, exit status, position and stop conditions. */
+function collaborationBlock(input: AgentPromptInput): string {
+  const { graph, agent } = input;
+  const incoming = graph.edges.filter((e) => e.to === agent);
+  const outgoing = graph.edges.filter((e) => e.from === agent && !e.exit);
+  const exits = graph.edges.filter((e) => e.from === agent && e.exit);
+  const lines = [
+    PROMPT_TEXTS.collaborationOpen,
+    PROMPT_TEXTS.identity(agent, graph.name, graph.topology ?? PROMPT_TEXTS.customTopology),
+  ];
+  if (incoming.length > 0) lines.push(PROMPT_TEXTS.receivesFrom(incoming.map((e) => edgeEnd(e, e.from)).join(', ')));
+  lines.push(
+    outgoing.length > 0 ? PROMPT_TEXTS.passesTo(outgoing.map((e) => edgeEnd(e, e.to)).join(', ')) : PROMPT_TEXTS.noTargets,
+    exits.length > 0 ? PROMPT_TEXTS.exitAgent : PROMPT_TEXTS.notExitAgent,
+    input.maxIterations > 0
+      ? PROMPT_TEXTS.positionInLoop(input.round, input.wave, input.iteration, input.maxIterations)
+      : PROMPT_TEXTS.position(input.round, input.wave),
+    graph.context === 'thread' ? PROMPT_TEXTS.threadView : PROMPT_TEXTS.inboxView,
+  );
+  const stop = input.stopConditions ?? [];
+  for (const line of (typeof stop === 'string' ? [stop] : stop).flatMap((l) => l.split('\n'))) {
+    if (line.trim() !== '') lines.push(line.trim());
+  }
+  lines.push(PROMPT_TEXTS.collaborationClose);
+  return lines.join('\n');
+}
+
+/** One neighbour as shown in the block: its name (`the task` for parent) and its edge's tags. */
+function edgeEnd(edge: Edge, node: string): string {
+  const name = node === PARENT ? PROMPT_TEXTS.taskSource : node;
+  const tags = [edge.label, edge.when ? PROMPT_TEXTS.conditionalTag : undefined].filter(
+    (t): t is string => t !== undefined && t !== '',
+  );
+  return tags.length > 0 ? `${name} (${tags.join(', ')})` : name;
+}
+
+function resultContract(input: AgentPromptInput): string {
+  const lines: string[] = [PROMPT_TEXTS.resultContract];
+  if (input.scoreContract) lines.push(PROMPT_TEXTS.scoreContract);
+  lines.push(PROMPT_TEXTS.resultContractClose);
+  return lines.join('\n');
+}
+
+/** The user message's sections, in a fixed order: task, summary, history, notes. */
+function userSections(input: AgentPromptInput): string[] {
+  const sections = [`${PROMPT_TEXTS.taskHeading}\n${input.task}`];
+  if (input.summary !== undefined && input.summary !== '') {
+    sections.push(`${PROMPT_TEXTS.summaryHeading}\n${input.summary}`);
+  }
+  if (input.graph.context === 'thread') {
+    const thread = input.thread.slice(-THREAD_ENTRIES_KEPT);
+    sections.push(
+      section(
+        PROMPT_TEXTS.threadHeading,
+        thread.map((e) => `${PROMPT_TEXTS.threadEntry(e.agent, e.agent === input.agent)}\n${e.text}`),
+      ),
+    );
+  } else {
+    const own = input.ownRecent.slice(-OWN_RESULTS_KEPT);
+    sections.push(
+      section(
+        PROMPT_TEXTS.ownHeading,
+        own.map((text, i) => `${PROMPT_TEXTS.ownEntry(i + 1, i === own.length - 1)}\n${text}`),
+      ),
+      section(
+        PROMPT_TEXTS.triggersHeading,
+        renderedTriggers(input).map(
+          (t) => `${t.from === PARENT ? PROMPT_TEXTS.fromParent : PROMPT_TEXTS.fromAgent(t.from)}\n${t.text}`,
+        ),
+      ),
+    );
+  }
+  sections.push(
+    section(
+      PROMPT_TEXTS.notesHeading,
+      input.notes.map((n) => `${PROMPT_TEXTS.noteHeading(PROMPT_TEXTS.noteLabels[n.kind], n.from)}\n${n.text}`),
+    ),
+  );
+  return sections.filter((s) => s !== '');
+}
+
+/**
+ * The triggers an inbox prompt shows: a `parent` trigger that repeats the task is left out, since
+ * the task section already carries it.
+ */
+export function renderedTriggers(input: AgentPromptInput): { from: string; text: string }[] {
+  return input.triggers.filter((t) => !(t.from === PARENT && t.text === input.task));
+}
+
+function section(heading: string, entries: string[]): string {
+  return entries.length === 0 ? '' : `${heading}\n\n${entries.join('\n\n')}`;
+}

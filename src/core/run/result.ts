@@ -1,0 +1,60 @@
+/**
+ * Result capture (SPEC §5.1, §11.10): what counts as an agent's result, its normalized form (which
+ * every matcher reads) and its hash, plus the `score: N` reader used by `score_gte`.
+ */
+import { hashResult } from '../hash';
+
+export { hashResult } from '../hash';
+
+const RESULT_OPEN = '```result';
+const FENCE_CLOSE = '```';
+
+/** The `score_gte` reader: first `score: N` / `score = N`, case-insensitive, word boundary, decimals, markdown bold. */
+export const SCORE_RE = /\bscore\b\**\s*[:=]\s*\**\s*(-?\d+(?:\.\d+)?)/i;
+
+/**
+ * The agent's result: the content of the last closed fenced block whose opening line is exactly
+ * ```` ```result ```` (trimmed), else the whole text. An unclosed fence is not a result block.
+ */
+export function captureResult(text: string): string {
+  const lines = text.split(/\r?\n/);
+  let open: string[] | null = null;
+  let last: string | null = null;
+  for (const line of lines) {
+    const trimmed = line.trim();
+    if (open === null) {
+      if (trimmed === RESULT_OPEN) open = [];
+    } else if (trimmed === FENCE_CLOSE) {
+      last = open.join('\n');
+      open = null;
+    } else {
+      open.push(line);
+    }
+  }
+  return last ?? text;
+}
+
+/** Whitespace runs collapsed to one space, trimmed: the text every matcher and hash reads. */
+export function normalizeResult(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** The first `score: N` in the text (see `SCORE_RE`), or null when there is none. */
+export function extractScore(text: string): number | null {
+  const m = SCORE_RE.exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+/** A captured result as the run state stores it. */
+export interface CapturedResult {
+  /** Normalized result text. */
+  text: string;
+  /** `hashResult(text)`. */
+  hash: string;
+}
+
+/** Capture, normalize and hash an agent's final assistant text in one step. */
+export function resultOf(rawText: string): CapturedResult {
+  const text = normalizeResult(captureResult(rawText));
+  return { text, hash: hashResult(text) };
+}

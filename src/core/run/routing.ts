@@ -1,0 +1,110 @@
+/**
+ * Routing after a wave (SPEC §4.5, §11.2 step 3–4): which edges each finished agent follows, the
+ * next wave (deduplicated, first-seen order, joins merged), exits taken and back edges traversed.
+ * Pure: `when` guards are evaluated by an injected predicate on the state after judging.
+ */
+import type { Condition } from '../termination/types';
+import type { CompiledGraph } from '../graph/types';
+
+/** An output that triggered a dispatch, labelled with its sender (`parent` = the task). */
+export interface Trigger {
+  from: string;
+  text: string;
+}
+
+/** One agent of a wave, with the outputs that triggered it. */
+export interface WaveItem {
+  agent: string;
+  triggers: Trigger[];
+}
+
+/** What routing decided for one wave. */
+export interface RoutingOutcome {
+  next: WaveItem[];
+  /** Agents that took an exit edge, in wave order. */
+  exits: string[];
+  /** Indexes of back edges followed (one per traversal). */
+  backEdges: number[];
+  /** Agents whose branch ended with no edge to follow. */
+  deadEnds: string[];
+}
+
+/**
+ * Route the finished agents of a wave, in wave order. `holds(when)` answers a guard; `results` maps
+ * each routed agent to the text it passes on. Agents listed in `held` are not routed (they wait for
+ * a human, §11.6).
+ */
+export function routeWave(
+  graph: CompiledGraph,
+  finished: Array<{ agent: string; text: string }>,
+  holds: (when: Condition) => boolean,
+): RoutingOutcome {
+  const outcome: RoutingOutcome = { next: [], exits: [], backEdges: [], deadEnds: [] };
+  const byTarget = new Map<string, WaveItem>();
+  const backEdgeSet = new Set(graph.loopGroups.flatMap((g) => g.backEdges));
+
+  for (const { agent, text } of finished) {
+    const outgoing = graph.edges
+      .map((edge, index) => ({ edge, index }))
+      .filter(({ edge }) => edge.from === agent && (edge.when === undefined || holds(edge.when)));
+
+    if (outgoing.some(({ edge }) => edge.exit && edge.when !== undefined)) {
+      outcome.exits.push(agent);
+      continue;
+    }
+    const forward = outgoing.filter(({ edge }) => !edge.exit);
+    if (forward.length > 0) {
+      for (const { edge, index } of forward) {
+        if (backEdgeSet.has(index)) outcome.backEdges.push(index);
+        let item = byTarget.get(edge.to);
+        if (!item) {
+          item = { agent: edge.to, triggers: [] };
+          byTarget.set(edge.to, item);
+          outcome.next.push(item);
+        }
+        item.triggers.push({ from: agent, text });
+      }
+      continue;
+    }
+    if (outgoing.some(({ edge }) => edge.exit)) {
+      outcome.exits.push(agent);
+      continue;
+    }
+    outcome.deadEnds.push(agent);
+  }
+  return outcome;
+}
+
+/** Increment loop counters for the back edges followed; returns the new counters. */
+export function countBackEdges(
+  graph: CompiledGraph,
+  counters: Record<string, number>,
+  backEdges: number[],
+): Record<string, number> {
+  const next = { ...counters };
+  for (const index of backEdges) {
+    for (const group of graph.loopGroups) {
+      if (group.backEdges.includes(index)) next[group.id] = (next[group.id] ?? 0) + 1;
+    }
+  }
+  return next;
+}
+
+/** The loop group whose counter reached the hard cap, if any (§4.5). */
+export function hardCapReached(
+  graph: CompiledGraph,
+  counters: Record<string, number>,
+): { group: string; count: number } | null {
+  if (graph.maxIterations <= 0) return null;
+  for (const group of graph.loopGroups) {
+    const count = counters[group.id] ?? 0;
+    if (count >= graph.maxIterations) return { group: group.id, count };
+  }
+  return null;
+}
+
+/** The loop-iteration number an agent is on (its group's counter + 1), for prompts. */
+export function iterationOf(graph: CompiledGraph, agent: string, counters: Record<string, number>): number {
+  const group = graph.loopGroups.find((g) => g.nodes.includes(agent));
+  return group ? (counters[group.id] ?? 0) + 1 : 1;
+}

@@ -1,0 +1,174 @@
+/**
+ * The RunResult (SPEC §8) and the `status` query view, built from the run state. Pure.
+ */
+import type { RunStatus } from '../termination/types';
+import type { UsageLedger } from './budget';
+import type { GoalHistoryEntry } from './goal';
+import type { PendingRequest } from './hitl';
+import { activeMs, type RunState } from './state';
+import { goalElapsedMs } from './goal';
+
+/** Failure details of `failed` runs. */
+export interface Diagnostics {
+  status?: number;
+  requestId?: string;
+  message: string;
+  agent?: string;
+  kind?: string;
+}
+
+/** The workflow's return value and `troupe run --json` output. */
+export interface RunResult {
+  workflowId: string;
+  status: RunStatus;
+  reason: string;
+  reasonText: string;
+  finalText: string;
+  finalAgent: string;
+  output?: unknown;
+  outputValid?: boolean;
+  outputErrors?: string[];
+  rounds: number;
+  steps: number;
+  iterations: Record<string, number>;
+  results: Record<string, { text: string; hash: string; count: number }>;
+  goal?: {
+    status: string;
+    turnCount: number;
+    maxTurns: number;
+    elapsedMs: number;
+    completionEvidence?: string;
+    blockedReason?: string;
+    stopReason?: string;
+    history: GoalHistoryEntry[];
+  };
+  usage: UsageLedger;
+  signals: Array<{ type: string; payload?: unknown; at: string; source?: string }>;
+  warnings: string[];
+  diagnostics?: Diagnostics;
+  activeMs: number;
+}
+
+/** The end of a run, as decided by the workflow. */
+export interface RunEnd {
+  status: RunStatus;
+  reason: string;
+  reasonText: string;
+  diagnostics?: Diagnostics;
+}
+
+/** Output-schema outcome of the final round, if a schema is configured. */
+export interface OutputOutcome {
+  output?: unknown;
+  outputValid: boolean;
+  outputErrors?: string[];
+}
+
+/** The `status` query (§8): phase, position, usage, goal, pending requests, latest results in brief. */
+export interface RunStatusView {
+  workflowId: string;
+  phase: 'running' | 'paused' | 'awaiting_human' | 'finished';
+  round: number;
+  wave: number;
+  frontier: string[];
+  inFlight: string[];
+  iterations: Record<string, number>;
+  steps: number;
+  usage: UsageLedger;
+  activeMs: number;
+  goal?: RunResult['goal'];
+  pending: PendingRequest[];
+  latest: Record<string, { hash: string; preview: string; count: number }>;
+  warnings: string[];
+  final?: { status: RunStatus; reason: string; reasonText: string };
+}
+
+/** Final agents of the round (§11.3): exits in order, else the last wave's last agent. */
+export function finalAgents(state: RunState): string[] {
+  if (state.round.exits.length > 0) return [...new Set(state.round.exits)];
+  const last = state.round.lastWave[state.round.lastWave.length - 1];
+  return last ? [last] : [];
+}
+
+/** `finalText`: the single text, or each under a `## <agent>` heading (§11.3). */
+export function finalText(state: RunState, agents: string[]): string {
+  const texts = agents.map((a) => ({ agent: a, text: state.results[a]?.text ?? '' }));
+  if (texts.length === 1) return texts[0].text;
+  return texts.map((t) => `## ${t.agent}\n\n${t.text}`).join('\n\n');
+}
+
+function goalView(state: RunState, now: number): RunResult['goal'] {
+  const g = state.goal;
+  if (!g) return undefined;
+  return {
+    status: g.status,
+    turnCount: g.turnCount,
+    maxTurns: g.maxTurns,
+    elapsedMs: goalElapsedMs(g, now),
+    completionEvidence: g.completionEvidence,
+    blockedReason: g.blockedReason,
+    stopReason: g.stopReason,
+    history: g.history,
+  };
+}
+
+/** Build the RunResult at workflow time `now`. */
+export function buildRunResult(state: RunState, end: RunEnd, now: number, output?: OutputOutcome): RunResult {
+  const agents = finalAgents(state);
+  return {
+    workflowId: state.workflowId,
+    status: end.status,
+    reason: end.reason,
+    reasonText: end.reasonText,
+    finalText: finalText(state, agents),
+    finalAgent: agents.join(','),
+    ...(output ?? {}),
+    rounds: state.round.round,
+    steps: state.steps,
+    iterations: { ...state.round.loopCounters },
+    results: state.results,
+    goal: goalView(state, now),
+    usage: state.usage,
+    signals: state.signals,
+    warnings: state.warnings,
+    diagnostics: end.diagnostics,
+    activeMs: activeMs(state, now),
+  };
+}
+
+/** Build the `status` query view. */
+export function buildStatusView(
+  state: RunState,
+  now: number,
+  inFlight: string[],
+  end?: RunEnd,
+): RunStatusView {
+  const phase: RunStatusView['phase'] = end
+    ? 'finished'
+    : state.pending.length > 0
+      ? 'awaiting_human'
+      : state.paused
+        ? 'paused'
+        : 'running';
+  const latest: RunStatusView['latest'] = {};
+  for (const [agent, r] of Object.entries(state.results)) {
+    latest[agent] = { hash: r.hash, preview: r.text.slice(0, 200), count: r.count };
+  }
+  return {
+    workflowId: state.workflowId,
+    phase,
+    round: state.round.round,
+    wave: state.round.wave,
+    frontier: state.frontier.map((w) => w.agent),
+    inFlight,
+    iterations: { ...state.round.loopCounters },
+    steps: state.steps,
+    usage: state.usage,
+    activeMs: activeMs(state, now),
+    goal: goalView(state, now),
+    pending: state.pending,
+    latest,
+    warnings: state.warnings.slice(-20),
+    final: end ? { status: end.status, reason: end.reason, reasonText: end.reasonText } : undefined,
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * The final line `troupe run` prints (SPEC §8, §9; issue "every way a run can end, told apart"):
+ * one distinct, actionable sentence per status and reason, built from the RunResult alone.
+ */
+import type { RunStatus, StopReason } from '../termination/types';
+import { budgetHint, isBudgetReason, usdSpentText } from './budget';
+
+/** Failure details of a failed run (SPEC §8 `diagnostics`), plus who failed when known. */
+export interface FinalDiagnostics {
+  status?: number;
+  requestId?: string;
+  message: string;
+  /** The agent whose call failed. */
+  agent?: string;
+  kind?: 'agent' | 'judge' | 'compaction';
+}
+
+/** The parts of a RunResult the final line reads. */
+export interface FinalLineInput {
+  status: RunStatus;
+  reason: StopReason;
+  reasonText: string;
+  usage: { agentCalls: number; costUsd: number; totalTokens: number };
+  rounds: number;
+  diagnostics?: FinalDiagnostics;
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Every final-line string, so tests pin them. */
+export const STATUS_TEXTS = {
+  progress: (rounds: number, calls: number) => `after ${plural(rounds, 'round')}, ${plural(calls, 'agent call')}`,
+  cost: (usd: number, tokens: number) =>
+    usd > 0 ? ` (${plural(tokens, 'token')}, ${usdSpentText(usd)})` : ` (${plural(tokens, 'token')})`,
+  exhaustedHints: {
+    max_iterations: 'raise collaboration.max_iterations (or the max_iterations condition) to allow more iterations',
+    stuck: 'an agent kept returning the same result; revise its instructions or raise stuck.repeats',
+    max_messages: 'raise the max_messages condition to allow more agent results',
+    token_usage: 'raise the token_usage condition limits',
+    timeout: 'raise the timeout_ms condition to allow more time',
+    dead_end: 'no edge led on and no exit was taken; add an exit edge or loosen the when guards',
+  } as Readonly<Record<string, string>>,
+  userStop: (calls: number) => `cancelled: stopped on request (troupe stop) after ${plural(calls, 'agent call')}; partial results are kept`,
+  userAbort: (calls: number) =>
+    `cancelled: workflow cancelled (troupe cancel) after ${plural(calls, 'agent call')}; in-flight calls were aborted, partial results are kept`,
+  blocked: (detail: string) => `blocked: ${detail}; resolve the blocker, then start a new run`,
+  limitHints: {
+    goal_turn_limit: 'raise goal.max_turns to continue',
+    goal_duration_limit: 'raise goal.max_duration_ms to continue',
+  } as Readonly<Record<string, string>>,
+  whoFailed: (d: FinalDiagnostics) => (d.agent ? `${d.kind && d.kind !== 'agent' ? `${d.kind} call for` : 'agent'} ${d.agent}` : 'an LLM call'),
+  requestId: (id?: string) => (id ? ` (request id ${id})` : ''),
+  httpHints: {
+    400: 'check the model settings (name, max_tokens, temperature) for this endpoint',
+    401: "check OPENAI_API_KEY (or the model's api_key_env)",
+    403: 'check that the API key may use this model',
+    404: 'check the model name and OPENAI_BASE_URL',
+    422: 'check the model settings (name, max_tokens, temperature) for this endpoint',
+  } as Readonly<Record<number, string>>,
+  fatal: (who: string, d: FinalDiagnostics, hint?: string) =>
+    `failed: ${who} got ${d.status !== undefined ? `HTTP ${d.status}` : `a fatal error: ${d.message}`}${STATUS_TEXTS.requestId(d.requestId)}${hint ? `; ${hint}` : ''}`,
+  activityFailed: (who: string, d?: FinalDiagnostics) => {
+    const facts = [d?.status !== undefined ? `HTTP ${d.status}` : '', d?.requestId ? `request id ${d.requestId}` : ''].filter(Boolean);
+    return `failed: ${who} still failed after its retries${facts.length ? ` (${facts.join(', ')})` : ''}${d?.message ? `: ${d.message}` : ''}; check the endpoint (OPENAI_BASE_URL) and its availability`;
+  },
+  tokenWindow: (detail: string) => `failed: ${detail}; raise model.context_window or shorten the instructions and task`,
+  breaker: (detail: string) => `failed: ${detail}; compaction failed 3 times in a row, check the compaction model's endpoint`,
+  failed: (detail: string) => `failed: ${detail}`,
+} as const;
+
+/** `reasonText` without its leading `reason: ` label (`result_match: critic score 90 >= 85` → `critic score 90 >= 85`). */
+export function reasonDetail(reason: string, reasonText: string): string {
+  const prefix = `${reason}: `;
+  const detail = reasonText.startsWith(prefix) ? reasonText.slice(prefix.length) : reasonText;
+  return detail || reason;
+}
+
+function failedLine(r: FinalLineInput, detail: string): string {
+  const d = r.diagnostics;
+  switch (r.reason) {
+    case 'fatal_error': {
+      const diag = d ?? { message: detail };
+      const hint = diag.status !== undefined ? STATUS_TEXTS.httpHints[diag.status] : undefined;
+      return STATUS_TEXTS.fatal(STATUS_TEXTS.whoFailed(diag), diag, hint);
+    }
+    case 'activity_failed':
+      return STATUS_TEXTS.activityFailed(d ? STATUS_TEXTS.whoFailed(d) : 'an LLM call', d ?? { message: detail });
+    case 'token_window_exceeded':
+      return STATUS_TEXTS.tokenWindow(detail);
+    case 'compaction_circuit_breaker':
+      return STATUS_TEXTS.breaker(detail);
+    default:
+      return STATUS_TEXTS.failed(detail);
+  }
+}
+
+/** The one-line summary `troupe run` prints last: what happened, with figures, and what to do about it. */
+export function finalLine(r: FinalLineInput): string {
+  const detail = reasonDetail(r.reason, r.reasonText);
+  const progress = STATUS_TEXTS.progress(r.rounds, r.usage.agentCalls) + STATUS_TEXTS.cost(r.usage.costUsd, r.usage.totalTokens);
+  switch (r.status) {
+    case 'completed':
+      return `completed: ${detail} ${progress}`;
+    case 'exhausted': {
+      const hint = STATUS_TEXTS.exhaustedHints[r.reason];
+      return `exhausted: ${detail} ${progress}${hint ? `; ${hint}` : ''}`;
+    }
+    case 'budget_exceeded':
+      return `stopped: ${r.reasonText}${isBudgetReason(r.reason) ? `; ${budgetHint({ reason: r.reason })}` : ''}`;
+    case 'cancelled':
+      return r.reason === 'user_abort' ? STATUS_TEXTS.userAbort(r.usage.agentCalls) : STATUS_TEXTS.userStop(r.usage.agentCalls);
+    case 'blocked':
+      return STATUS_TEXTS.blocked(detail);
+    case 'limit_reached': {
+      const hint = STATUS_TEXTS.limitHints[r.reason];
+      return `limit reached: ${detail} ${progress}${hint ? `; ${hint}` : ''}`;
+    }
+    case 'failed':
+      return failedLine(r, detail);
+    default: {
+      const never: never = r.status;
+      throw new Error(`finalLine: unknown status ${String(never)}`);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Prompt descriptions of stop conditions (SPEC §11.12), in rolebox's prompt-builder wording:
+ * `This graph stops when ANY of: 5 iterations; 1min elapsed; Critic approves`.
+ */
+import { getConditionPlugin } from './registry';
+import { DESCRIBE_TEXTS } from './texts';
+import type { Condition, Termination } from './types';
+
+/** Short description of one condition for prompts and pictures. */
+export function describeCondition(c: Condition): string {
+  switch (c.kind) {
+    case 'max_iterations':
+      return DESCRIBE_TEXTS.maxIterations(c.n);
+    case 'timeout_ms':
+      return DESCRIBE_TEXTS.timeout(c.ms);
+    case 'converged':
+      return DESCRIBE_TEXTS.converged(c.agent);
+    case 'result_matches':
+      return DESCRIBE_TEXTS.resultMatches(c.agent);
+    case 'stuck':
+      return DESCRIBE_TEXTS.stuck(c.repeats);
+    case 'signal_observed':
+      return DESCRIBE_TEXTS.signal(c.type);
+    case 'max_messages':
+      return DESCRIBE_TEXTS.maxMessages(c.n);
+    case 'text_mention':
+      return DESCRIBE_TEXTS.textMention(c.text);
+    case 'token_usage':
+      return DESCRIBE_TEXTS.tokenUsage();
+    case 'any_of':
+      return DESCRIBE_TEXTS.anyOf(c.items.map(describeCondition));
+    case 'all_of':
+      return DESCRIBE_TEXTS.allOf(c.items.map(describeCondition));
+    case 'custom': {
+      const plugin = getConditionPlugin(c.key);
+      return plugin?.describe ? plugin.describe(c.params) : c.key;
+    }
+    default: {
+      const never: never = c;
+      throw new Error(`describeCondition: unknown condition ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** The prompt lines of a termination expression: an ANY line, an ALL line, each only when its list is non-empty. */
+export function describeTermination(t: Termination): string[] {
+  const lines: string[] = [];
+  if (t.anyOf.length > 0) lines.push(DESCRIBE_TEXTS.anyLine(t.anyOf.map(describeCondition)));
+  if (t.allOf.length > 0) lines.push(DESCRIBE_TEXTS.allLine(t.allOf.map(describeCondition)));
+  return lines;
+}

@@ -1,0 +1,267 @@
+/**
+ * The termination evaluator (SPEC §4.6, §11.10): one pure function per question, read from the
+ * round-scoped `TerminationView`. One rule everywhere: the run terminates if `anyOf` holds OR
+ * `allOf` holds (rolebox had an OR evaluator and an AND evaluator that disagreed).
+ */
+import { extractScore } from '../run/result';
+import { getConditionPlugin, registeredConditionKeys } from './registry';
+import { latchKey, needleOf, verdictKey } from './scan';
+import { REASON_TEXTS } from './texts';
+import type { Condition, RunStatus, StopReason, Termination } from './types';
+import type { TerminationView } from './view';
+
+export { describeCondition, describeTermination } from './describe';
+export { judgeTargets, latchKey, scoreReaders, stuckWindow, timeoutMs, updateLatches, verdictKey } from './scan';
+
+/** A decision to stop the round, with the reason the user sees. */
+export interface Stop {
+  reason: StopReason;
+  reasonText: string;
+  /** Lower wins when several conditions hold at once. */
+  priority: number;
+  status: 'completed' | 'exhausted';
+}
+
+/** Priority of the built-in reasons (§4.6, §11.3, §11.8): lower wins, ties by list order. */
+export const REASON_PRIORITY: Readonly<Record<string, number>> = {
+  converged: 0,
+  goal_completed: 0,
+  result_match: 1,
+  text_mention: 1,
+  signal: 1,
+  exit: 1,
+  goal_blocked: 1,
+  stuck: 2,
+  max_iterations: 3,
+  max_messages: 3,
+  token_usage: 3,
+  dead_end: 3,
+  timeout: 4,
+  error: 5,
+};
+
+const COMPLETED = ['converged', 'result_match', 'text_mention', 'signal', 'exit', 'goal_completed'];
+const EXHAUSTED = ['stuck', 'max_iterations', 'max_messages', 'token_usage', 'timeout', 'dead_end'];
+const BUDGET = ['token_budget_exceeded', 'money_budget_exceeded', 'max_turns_exceeded', 'duration_budget_exceeded'];
+const FAILED = ['error', 'fatal_error', 'activity_failed', 'token_window_exceeded', 'compaction_circuit_breaker'];
+
+function pluginForReason(reason: string) {
+  for (const key of registeredConditionKeys()) {
+    const plugin = getConditionPlugin(key);
+    if (plugin?.reason === reason) return plugin;
+  }
+  return undefined;
+}
+
+/** Run status for a stop reason (§4.6, §6.3, §7, §8); a custom reason takes its plugin's status (default `completed`). */
+export function statusForReason(reason: StopReason): RunStatus {
+  if (COMPLETED.includes(reason)) return 'completed';
+  if (EXHAUSTED.includes(reason)) return 'exhausted';
+  if (BUDGET.includes(reason)) return 'budget_exceeded';
+  if (FAILED.includes(reason)) return 'failed';
+  if (reason === 'user_stop' || reason === 'user_abort') return 'cancelled';
+  if (reason === 'goal_blocked') return 'blocked';
+  if (reason === 'goal_turn_limit' || reason === 'goal_duration_limit') return 'limit_reached';
+  return pluginForReason(reason)?.status ?? 'completed';
+}
+
+/** Priority of a reason: the built-in table, else the registered plugin's, else 5 (like `error`). */
+export function priorityOf(reason: StopReason): number {
+  return REASON_PRIORITY[reason] ?? pluginForReason(reason)?.priority ?? 5;
+}
+
+type Leaf = Exclude<Condition, { kind: 'any_of' | 'all_of' }>;
+type ResultMatches = Extract<Condition, { kind: 'result_matches' }>;
+type TokenUsage = Extract<Condition, { kind: 'token_usage' }>;
+
+/** The reason-text parts of a `result_matches` whose every given matcher holds, else null. */
+function matchResult(c: ResultMatches, v: TerminationView): string[] | null {
+  const latest = v.latest[c.agent];
+  if (!latest) return null;
+  const parts: string[] = [];
+  if (c.contains !== undefined) {
+    if (!latest.text.includes(needleOf(c.contains))) return null;
+    parts.push(REASON_TEXTS.matchContains(c.contains));
+  }
+  if (c.regex !== undefined) {
+    let re: RegExp;
+    try {
+      re = new RegExp(c.regex, c.flags ?? '');
+    } catch {
+      return null;
+    }
+    if (!re.test(latest.text)) return null;
+    parts.push(REASON_TEXTS.matchRegex(c.regex, c.flags ?? ''));
+  }
+  if (c.scoreGte !== undefined) {
+    const score = extractScore(latest.text);
+    if (score === null || score < c.scoreGte) return null;
+    parts.push(REASON_TEXTS.matchScore(score, c.scoreGte));
+  }
+  if (c.noChanges !== undefined) {
+    const hashes = v.hashes[c.agent] ?? [];
+    if (hashes.length < 2) return null;
+    const same = hashes[hashes.length - 1] === hashes[hashes.length - 2];
+    if (same !== c.noChanges) return null;
+    parts.push(c.noChanges ? REASON_TEXTS.matchUnchanged() : REASON_TEXTS.matchChanged());
+  }
+  return parts.length > 0 ? parts : null;
+}
+
+/** Whether the last `repeats` hashes of `agent` are all equal. */
+function isStuck(hashes: readonly string[] | undefined, repeats: number): boolean {
+  if (!hashes || hashes.length < repeats) return false;
+  const tail = hashes.slice(hashes.length - repeats);
+  return tail.every((h) => h === tail[0]);
+}
+
+function stuckAgent(c: Extract<Condition, { kind: 'stuck' }>, v: TerminationView): string | undefined {
+  const agents = c.agent !== undefined ? [c.agent] : Object.keys(v.hashes);
+  return agents.find((a) => isStuck(v.hashes[a], c.repeats));
+}
+
+function loopAtCap(n: number, v: TerminationView): string | undefined {
+  return Object.keys(v.loopCounters).find((id) => v.loopCounters[id] >= n);
+}
+
+function tokenLimitHit(c: TokenUsage, v: TerminationView) {
+  const checks = [
+    ['total', v.usage.totalTokens, c.maxTotalTokens],
+    ['prompt', v.usage.promptTokens, c.maxPromptTokens],
+    ['completion', v.usage.completionTokens, c.maxCompletionTokens],
+  ] as const;
+  const hit = checks.find(([, used, limit]) => limit !== undefined && used >= limit);
+  return hit ? { kind: hit[0], used: hit[1], limit: hit[2] as number } : undefined;
+}
+
+function convergedVerdict(c: Extract<Condition, { kind: 'converged' }>, v: TerminationView) {
+  const verdict = v.verdicts[verdictKey(c.agent, c.criteria)];
+  const latest = v.latest[c.agent];
+  return verdict && verdict.converged && latest && verdict.hash === latest.hash ? verdict : undefined;
+}
+
+function customHolds(c: Extract<Condition, { kind: 'custom' }>, v: TerminationView): boolean {
+  const plugin = getConditionPlugin(c.key);
+  if (!plugin) return false;
+  try {
+    return plugin.holds(c.params, v) === true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether one condition (nested composites included) holds on the view. */
+export function conditionHolds(c: Condition, v: TerminationView): boolean {
+  switch (c.kind) {
+    case 'max_iterations':
+      return loopAtCap(c.n, v) !== undefined;
+    case 'timeout_ms':
+      return v.roundActiveMs >= c.ms;
+    case 'converged':
+      return convergedVerdict(c, v) !== undefined;
+    case 'result_matches':
+      return matchResult(c, v) !== null;
+    case 'stuck':
+      return stuckAgent(c, v) !== undefined;
+    case 'signal_observed':
+      return v.signals.includes(c.type);
+    case 'max_messages':
+      return v.messages >= c.n;
+    case 'text_mention':
+      return v.latches[latchKey(c)] === true;
+    case 'token_usage':
+      return tokenLimitHit(c, v) !== undefined;
+    case 'any_of':
+      return c.items.some((i) => conditionHolds(i, v));
+    case 'all_of':
+      return c.items.length > 0 && c.items.every((i) => conditionHolds(i, v));
+    case 'custom':
+      return customHolds(c, v);
+    default: {
+      const never: never = c;
+      throw new Error(`conditionHolds: unknown condition ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function mentionSource(c: Extract<Condition, { kind: 'text_mention' }>, v: TerminationView): string | undefined {
+  const needle = needleOf(c.text);
+  const agents = c.sources ?? Object.keys(v.latest);
+  return agents.find((a) => v.latest[a]?.text.includes(needle));
+}
+
+function stop(reason: StopReason, reasonText: string): Stop {
+  const status = statusForReason(reason) === 'exhausted' ? 'exhausted' : 'completed';
+  return { reason, reasonText, priority: priorityOf(reason), status };
+}
+
+/** The stop a holding leaf condition reports. */
+function leafStop(c: Leaf, v: TerminationView): Stop {
+  switch (c.kind) {
+    case 'max_iterations': {
+      const id = loopAtCap(c.n, v) as string;
+      return stop('max_iterations', REASON_TEXTS.maxIterations(id, v.loopCounters[id]));
+    }
+    case 'timeout_ms':
+      return stop('timeout', REASON_TEXTS.timeout(c.ms));
+    case 'converged':
+      return stop('converged', REASON_TEXTS.converged(c.agent, convergedVerdict(c, v)?.reason));
+    case 'result_matches':
+      return stop('result_match', REASON_TEXTS.resultMatch(c.agent, matchResult(c, v) ?? []));
+    case 'stuck':
+      return stop('stuck', REASON_TEXTS.stuck(stuckAgent(c, v) as string, c.repeats));
+    case 'signal_observed':
+      return stop('signal', REASON_TEXTS.signal(c.type));
+    case 'max_messages':
+      return stop('max_messages', REASON_TEXTS.maxMessages(v.messages, c.n));
+    case 'text_mention':
+      return stop('text_mention', REASON_TEXTS.textMention(c.text, mentionSource(c, v)));
+    case 'token_usage': {
+      const hit = tokenLimitHit(c, v) as NonNullable<ReturnType<typeof tokenLimitHit>>;
+      return stop('token_usage', REASON_TEXTS.tokenUsage(hit.used, hit.kind, hit.limit));
+    }
+    case 'custom': {
+      const plugin = getConditionPlugin(c.key);
+      const reason = plugin?.reason ?? c.key;
+      const description = plugin?.describe ? plugin.describe(c.params) : c.key;
+      return {
+        reason,
+        reasonText: REASON_TEXTS.custom(reason, description),
+        priority: plugin?.priority ?? REASON_PRIORITY.error,
+        status: plugin?.status ?? 'completed',
+      };
+    }
+    default: {
+      const never: never = c;
+      throw new Error(`leafStop: unknown condition ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** The leaves that make `c` hold, in list order (a composite that does not hold contributes none). */
+function holdingLeaves(c: Condition, v: TerminationView): Leaf[] {
+  if (!conditionHolds(c, v)) return [];
+  if (c.kind === 'any_of' || c.kind === 'all_of') return c.items.flatMap((i) => holdingLeaves(i, v));
+  return [c];
+}
+
+/**
+ * Whether the round stops, and why: it stops when the non-empty `anyOf` holds or the non-empty
+ * `allOf` holds; the reason is the best-priority leaf among those that hold (ties by list order,
+ * `anyOf` before `allOf`).
+ */
+export function evaluateTermination(t: Termination, v: TerminationView): Stop | null {
+  const anyHolds = t.anyOf.length > 0 && t.anyOf.some((c) => conditionHolds(c, v));
+  const allHolds = t.allOf.length > 0 && t.allOf.every((c) => conditionHolds(c, v));
+  if (!anyHolds && !allHolds) return null;
+  const leaves = [
+    ...(anyHolds ? t.anyOf.flatMap((c) => holdingLeaves(c, v)) : []),
+    ...(allHolds ? t.allOf.flatMap((c) => holdingLeaves(c, v)) : []),
+  ];
+  let best: Stop | null = null;
+  for (const leaf of leaves) {
+    const s = leafStop(leaf, v);
+    if (best === null || s.priority < best.priority) best = s;
+  }
+  return best;
+}

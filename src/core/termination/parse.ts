@@ -1,0 +1,180 @@
+/**
+ * YAML condition items → compiled `Condition`s (SPEC §4.6, §11.2, §11.10). Used for
+ * `collaboration.termination` and for edge `when` guards. Unlike rolebox, nothing is skipped
+ * silently: an item has exactly one key, unknown keys and invalid regexes are errors. Issues carry
+ * paths relative to the item so the loader can locate them in the YAML. Pure.
+ */
+import { CONDITION_SCHEMAS } from '../config/schema';
+import { didYouMean } from '../config/did-you-mean';
+import { prefixIssues, type PathIssue } from '../config/issues';
+import { parseWithIssues, typeName } from '../config/zod-issues';
+import { BUILTIN_CONDITION_KEYS, getConditionPlugin, registeredConditionKeys } from './registry';
+import type { Condition } from './types';
+
+/** User-visible messages of condition parsing. */
+export const PARSE_MESSAGES = {
+  notACondition: (got: string) =>
+    `expected a condition (an object with one key, or "signal_observed(type)"), got ${got}`,
+  badString: (s: string) =>
+    `"${s}" is not a condition; write an object with one key (e.g. max_iterations: 5) or "signal_observed(type)"`,
+  empty: 'empty condition: needs exactly one key',
+  manyKeys: (keys: string[]) =>
+    `a condition has exactly one key, got ${keys.length} (${keys.join(', ')}); put each condition in its own list item`,
+  unknownKey: (key: string, hint: string) => `unknown condition "${key}"${hint}`,
+  notAList: (got: string) => `expected array, got ${got}`,
+  emptyList: 'must list at least one condition',
+  invalidRegex: (source: string, why: string) => `invalid regex "${source}": ${why}`,
+  repeatedFlag: (flags: string) => `flags "${flags}" repeat a letter`,
+  flagsWithoutRegex: 'flags apply only to regex; add a regex or remove flags',
+  pluginFailed: (key: string, why: string) => `${key}: ${why}`,
+} as const;
+
+type SchemaKey = keyof typeof CONDITION_SCHEMAS;
+
+/** Result of parsing one condition item: the condition, or the issues (never both). */
+export interface ParsedCondition {
+  condition?: Condition;
+  issues: PathIssue[];
+}
+
+const SIGNAL_CALL = /^\s*([a-z_][a-z0-9_]*)\s*\(\s*(.*?)\s*\)\s*$/;
+
+function isSchemaKey(key: string): key is SchemaKey {
+  return Object.prototype.hasOwnProperty.call(CONDITION_SCHEMAS, key);
+}
+
+function regexIssues(m: { regex?: string; flags?: string }): PathIssue[] {
+  if (m.regex === undefined) return m.flags ? [{ path: ['result_matches', 'flags'], message: PARSE_MESSAGES.flagsWithoutRegex }] : [];
+  const flags = m.flags ?? '';
+  if (new Set(flags).size !== flags.length) return [{ path: ['result_matches', 'flags'], message: PARSE_MESSAGES.repeatedFlag(flags) }];
+  try {
+    new RegExp(m.regex, flags);
+    return [];
+  } catch (e) {
+    const why = (e as Error).message.replace(/^.*: /, '');
+    return [{ path: ['result_matches', 'regex'], message: PARSE_MESSAGES.invalidRegex(m.regex, why) }];
+  }
+}
+
+function build<K extends SchemaKey>(key: K, data: unknown): ParsedCondition {
+  switch (key) {
+    case 'max_iterations':
+      return { condition: { kind: 'max_iterations', n: data as number }, issues: [] };
+    case 'timeout_ms':
+      return { condition: { kind: 'timeout_ms', ms: data as number }, issues: [] };
+    case 'converged': {
+      const d = data as string | { agent: string; criteria?: string };
+      const c: Condition =
+        typeof d === 'string'
+          ? { kind: 'converged', agent: d.trim() }
+          : { kind: 'converged', agent: d.agent.trim(), ...(d.criteria !== undefined && { criteria: d.criteria }) };
+      return { condition: c, issues: [] };
+    }
+    case 'result_matches': {
+      const d = data as { agent: string; contains?: string; regex?: string; flags?: string; score_gte?: number; no_changes?: boolean };
+      const issues = regexIssues(d);
+      if (issues.length) return { issues };
+      const c: Condition = {
+        kind: 'result_matches',
+        agent: d.agent.trim(),
+        ...(d.contains !== undefined && { contains: d.contains }),
+        ...(d.regex !== undefined && { regex: d.regex }),
+        ...(d.flags !== undefined && { flags: d.flags }),
+        ...(d.score_gte !== undefined && { scoreGte: d.score_gte }),
+        ...(d.no_changes !== undefined && { noChanges: d.no_changes }),
+      };
+      return { condition: c, issues: [] };
+    }
+    case 'stuck': {
+      const d = data as { repeats: number; agent?: string };
+      return { condition: { kind: 'stuck', repeats: d.repeats, ...(d.agent !== undefined && { agent: d.agent.trim() }) }, issues: [] };
+    }
+    case 'signal_observed':
+      return { condition: { kind: 'signal_observed', type: data as string }, issues: [] };
+    case 'max_messages':
+      return { condition: { kind: 'max_messages', n: data as number }, issues: [] };
+    case 'text_mention': {
+      const d = data as string | { text: string; sources?: string[] };
+      const c: Condition =
+        typeof d === 'string'
+          ? { kind: 'text_mention', text: d }
+          : { kind: 'text_mention', text: d.text, ...(d.sources && { sources: d.sources.map((s) => s.trim()) }) };
+      return { condition: c, issues: [] };
+    }
+    case 'token_usage': {
+      const d = data as { max_total_tokens?: number; max_prompt_tokens?: number; max_completion_tokens?: number };
+      const c: Condition = {
+        kind: 'token_usage',
+        ...(d.max_total_tokens !== undefined && { maxTotalTokens: d.max_total_tokens }),
+        ...(d.max_prompt_tokens !== undefined && { maxPromptTokens: d.max_prompt_tokens }),
+        ...(d.max_completion_tokens !== undefined && { maxCompletionTokens: d.max_completion_tokens }),
+      };
+      return { condition: c, issues: [] };
+    }
+    default: {
+      const never: never = key;
+      throw new Error(`unhandled condition key ${String(never)}`);
+    }
+  }
+}
+
+function parseComposite(kind: 'any_of' | 'all_of', value: unknown): ParsedCondition {
+  if (!Array.isArray(value)) return { issues: [{ path: [kind], message: PARSE_MESSAGES.notAList(typeName(value)) }] };
+  if (value.length === 0) return { issues: [{ path: [kind], message: PARSE_MESSAGES.emptyList }] };
+  const { conditions, issues } = parseConditionList(value);
+  if (issues.length) return { issues: prefixIssues([kind], issues) };
+  return { condition: { kind, items: conditions }, issues: [] };
+}
+
+function parseKeyed(key: string, value: unknown): ParsedCondition {
+  if (key === 'any_of' || key === 'all_of') return parseComposite(key, value);
+  if (isSchemaKey(key)) {
+    const r = parseWithIssues(CONDITION_SCHEMAS[key], value, [key]);
+    return r.ok ? build(key, r.data) : { issues: r.issues };
+  }
+  const plugin = getConditionPlugin(key);
+  if (plugin) {
+    let r: ReturnType<typeof plugin.parse>;
+    try {
+      r = plugin.parse(value);
+    } catch (e) {
+      r = { ok: false, message: (e as Error).message };
+    }
+    return r.ok
+      ? { condition: { kind: 'custom', key, params: r.params }, issues: [] }
+      : { issues: [{ path: [key], message: r.message }] };
+  }
+  const hint = didYouMean(key, [...BUILTIN_CONDITION_KEYS, ...registeredConditionKeys()]);
+  return { issues: [{ path: [key], message: PARSE_MESSAGES.unknownKey(key, hint), at: 'key' }] };
+}
+
+function parseString(s: string): ParsedCondition {
+  const m = SIGNAL_CALL.exec(s);
+  if (!m || m[1] !== 'signal_observed') return { issues: [{ path: [], message: PARSE_MESSAGES.badString(s) }] };
+  const r = parseWithIssues(CONDITION_SCHEMAS.signal_observed, m[2]);
+  return r.ok ? build('signal_observed', r.data) : { issues: r.issues.map((i) => ({ ...i, path: [] })) };
+}
+
+/** Parse one condition item: `{key: value}` with exactly one key, or `"signal_observed(type)"`. */
+export function parseCondition(item: unknown): ParsedCondition {
+  if (typeof item === 'string') return parseString(item);
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+    return { issues: [{ path: [], message: PARSE_MESSAGES.notACondition(typeName(item)) }] };
+  }
+  const keys = Object.keys(item);
+  if (keys.length === 0) return { issues: [{ path: [], message: PARSE_MESSAGES.empty }] };
+  if (keys.length > 1) return { issues: [{ path: [], message: PARSE_MESSAGES.manyKeys(keys) }] };
+  return parseKeyed(keys[0], (item as Record<string, unknown>)[keys[0]]);
+}
+
+/** Parse a list of items; issue paths start with the item index. Conditions of valid items only. */
+export function parseConditionList(items: readonly unknown[]): { conditions: Condition[]; issues: PathIssue[] } {
+  const conditions: Condition[] = [];
+  const issues: PathIssue[] = [];
+  items.forEach((item, i) => {
+    const r = parseCondition(item);
+    if (r.condition) conditions.push(r.condition);
+    issues.push(...prefixIssues([i], r.issues));
+  });
+  return { conditions, issues };
+}

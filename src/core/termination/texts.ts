@@ -1,0 +1,63 @@
+/**
+ * Every user-visible termination string (SPEC §4.6 reasonText, §11.12 prompt lines) in one place, so
+ * tests pin them and the evaluator, prompts and CLI agree.
+ */
+
+/** Duration for reason texts: `120s`, `1.5s`, `0.5s`. */
+export function secondsText(ms: number): string {
+  return `${ms / 1000}s`;
+}
+
+/** Duration for prompts, as rolebox's prompt builder: `1min`, `30s`, `500ms` (rounded). */
+export function promptDurationText(ms: number): string {
+  if (ms >= 60_000) return `${Math.round(ms / 60_000)}min`;
+  if (ms >= 1_000) return `${Math.round(ms / 1_000)}s`;
+  return `${Math.round(ms)}ms`;
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** `reasonText` of each stop, by reason. */
+export const REASON_TEXTS = {
+  maxIterations: (groupId: string, count: number) => `max_iterations: loop ${groupId} reached ${count}`,
+  timeout: (ms: number) => `timeout: ${secondsText(ms)} of active time elapsed`,
+  converged: (agent: string, judgeReason?: string) =>
+    `converged: judge accepted ${agent}${judgeReason ? ` (${judgeReason})` : ''}`,
+  resultMatch: (agent: string, parts: string[]) => `result_match: ${agent} ${parts.join(' and ')}`,
+  matchContains: (needle: string) => `contains ${JSON.stringify(needle)}`,
+  matchRegex: (source: string, flags: string) => `matches /${source}/${flags}`,
+  matchScore: (score: number, min: number) => `score ${score} >= ${min}`,
+  matchUnchanged: () => 'repeated its previous result',
+  matchChanged: () => 'changed its previous result',
+  stuck: (agent: string, repeats: number) => `stuck: ${agent} repeated the same result ${repeats} times`,
+  signal: (type: string) => `signal: received ${JSON.stringify(type)}`,
+  maxMessages: (count: number, n: number) => `max_messages: ${count} agent results >= ${n}`,
+  textMention: (text: string, agent?: string) =>
+    agent
+      ? `text_mention: ${JSON.stringify(text)} in ${agent}`
+      : `text_mention: ${JSON.stringify(text)} mentioned this round`,
+  tokenUsage: (used: number, kind: 'total' | 'prompt' | 'completion', limit: number) =>
+    `token_usage: round used ${used} ${kind} tokens >= ${limit}`,
+  custom: (reason: string, description: string) => `${reason}: ${description}`,
+  exit: (agents: string[]) => `exit: ${agents.join(',')} took an exit edge`,
+  deadEnd: (agent: string) => `dead_end: no edge led on from ${agent} and no exit was taken`,
+} as const;
+
+/** Prompt descriptions of conditions (rolebox §1.15 plus troupe's own conditions). */
+export const DESCRIBE_TEXTS = {
+  maxIterations: (n: number) => `${n} iterations`,
+  timeout: (ms: number) => `${promptDurationText(ms)} elapsed`,
+  converged: (agent: string) => `${capitalize(agent)} approves`,
+  resultMatches: (agent: string) => `${capitalize(agent)} result matches criteria`,
+  stuck: (repeats: number) => `${repeats} repeated identical results`,
+  signal: (type: string) => `signal ${JSON.stringify(type)} observed`,
+  maxMessages: (n: number) => `${n} messages`,
+  textMention: (text: string) => `${JSON.stringify(text)} mentioned`,
+  tokenUsage: () => 'token usage limit',
+  anyOf: (parts: string[]) => `(${parts.join(' OR ')})`,
+  allOf: (parts: string[]) => `(${parts.join(' AND ')})`,
+  anyLine: (parts: string[]) => `This graph stops when ANY of: ${parts.join('; ')}`,
+  allLine: (parts: string[]) => `This graph stops when ALL of: ${parts.join(' AND ')}`,
+} as const;

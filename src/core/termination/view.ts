@@ -1,0 +1,30 @@
+/**
+ * What the termination evaluator reads (SPEC §4.6, §11.1): a plain snapshot of the round-scoped
+ * state, built by the run state. Everything here is this round's, except where noted.
+ */
+export interface TokenCounts {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface TerminationView {
+  /** Active milliseconds elapsed in this round (the clock stops while paused or waiting for a human). */
+  roundActiveMs: number;
+  /** Loop-group iteration counters of this round, by group id. */
+  loopCounters: Record<string, number>;
+  /** Per agent, this round's result hashes, oldest first (bounded to the last few). */
+  hashes: Record<string, string[]>;
+  /** Per agent, its latest result of this round (normalized text and hash). */
+  latest: Record<string, { text: string; hash: string }>;
+  /** Judge verdicts of this round, keyed by `verdictKey(agent, criteria)`, for the hash they judged. */
+  verdicts: Record<string, { hash: string; converged: boolean; reason?: string }>;
+  /** Event latches (`text_mention`) that fired this round, keyed by `latchKey(condition)`. */
+  latches: Record<string, true>;
+  /** Signal types received since this round began. */
+  signals: string[];
+  /** Agent results recorded this round (not the task, user messages or schema retries). */
+  messages: number;
+  /** Token usage of this round. */
+  usage: TokenCounts;
+}

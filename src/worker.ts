@@ -1,0 +1,70 @@
+/**
+ * The troupe worker (SPEC §2, §9): runs the run workflow and the LLM activities on a task queue.
+ * Workflow code is bundled once at start; a `--plugins` module (custom conditions, completion
+ * checks) is bundled into it so the workflow can evaluate what the plugin registers (§11.11).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createActivities, type LlmEndpointOptions } from './activities';
+import { settingsFromEnv, type TroupeSettings } from './settings';
+
+export interface WorkerConfig extends Partial<TroupeSettings> {
+  /** Plugin module bundled into the workflow (and loaded in the worker process). */
+  plugins?: string;
+  /** LLM endpoint defaults for the activities. */
+  llm?: LlmEndpointOptions;
+  /** A prebuilt bundle (tests bundle once per suite). */
+  workflowBundle?: WorkflowBundleWithSourceMap;
+  /** An existing connection to reuse. */
+  connection?: NativeConnection;
+  /** Max concurrent activities (star fan-out); default 100. */
+  maxConcurrentActivities?: number;
+}
+
+/** The workflow entry file to bundle: the workflows, or a generated entry that loads the plugin first. */
+export function workflowEntry(plugins?: string): string {
+  const workflows = require.resolve('./workflows');
+  if (!plugins) return workflows;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-wf-'));
+  const entry = path.join(dir, 'entry.ts');
+  const rel = (p: string) => JSON.stringify(path.resolve(p).replace(/\.[cm]?[tj]s$/, ''));
+  fs.writeFileSync(entry, `import ${rel(plugins)};\nexport * from ${rel(workflows.replace(/\.[cm]?[tj]s$/, ''))};\n`);
+  return entry;
+}
+
+/** Bundle the workflow code (with an optional plugin module). */
+export async function bundleWorkflows(plugins?: string): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: workflowEntry(plugins), logger: quietBundlerLogger });
+}
+
+const quietBundlerLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message: string) => console.warn(message),
+  error: (message: string) => console.error(message),
+};
+
+/** Create (not run) a troupe worker. */
+export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
+  const settings = { ...settingsFromEnv(), ...stripUndefined(config) };
+  if (config.plugins) require(path.resolve(config.plugins));
+  const connection = config.connection ?? (await NativeConnection.connect({ address: settings.address }));
+  return Worker.create({
+    connection,
+    namespace: settings.namespace,
+    taskQueue: settings.taskQueue,
+    workflowBundle: config.workflowBundle ?? (await bundleWorkflows(config.plugins)),
+    activities: createActivities(config.llm ?? {}),
+    maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities ?? 100,
+    maxHeartbeatThrottleInterval: '500ms',
+    defaultHeartbeatThrottleInterval: '500ms',
+  });
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

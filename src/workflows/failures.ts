@@ -1,0 +1,59 @@
+/**
+ * Turning activity failures into run ends (SPEC §8, §11.7): a non-retryable LLM error is
+ * `failed/fatal_error`, anything that exhausted its retries is `failed/activity_failed`; both carry
+ * diagnostics with the HTTP status and provider request id when known.
+ */
+import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import type { LlmFailureDetails } from '../core/run/llm-types';
+import { FAILURE_TYPES } from '../core/run/llm-types';
+import type { Diagnostics, RunEnd } from '../core/run/run-result';
+
+function rootCause(err: unknown): unknown {
+  return err instanceof ActivityFailure && err.cause ? err.cause : err;
+}
+
+/** Diagnostics from an activity failure. */
+export function diagnosticsOf(err: unknown, agent?: string): Diagnostics {
+  const cause = rootCause(err);
+  if (cause instanceof ApplicationFailure) {
+    const details = (cause.details?.[0] ?? {}) as Partial<LlmFailureDetails>;
+    return {
+      status: details.status,
+      requestId: details.requestId,
+      message: details.message ?? cause.message,
+      agent,
+      kind: details.kind,
+    };
+  }
+  if (cause instanceof TimeoutFailure) {
+    return { message: `activity timed out (${cause.timeoutType ?? 'timeout'})`, agent };
+  }
+  return { message: cause instanceof Error ? cause.message : String(cause), agent };
+}
+
+/** Whether the failure was a non-retryable (fatal) LLM error. */
+export function isFatal(err: unknown): boolean {
+  const cause = rootCause(err);
+  return cause instanceof ApplicationFailure && (cause.nonRetryable || cause.type === FAILURE_TYPES.fatal);
+}
+
+/** The run end for an agent activity that failed. */
+export function failureEnd(err: unknown, agent: string): RunEnd {
+  const diagnostics = diagnosticsOf(err, agent);
+  const where = diagnostics.status ? `HTTP ${diagnostics.status}` : diagnostics.message;
+  const rid = diagnostics.requestId ? ` (request id ${diagnostics.requestId})` : '';
+  if (isFatal(err)) {
+    return {
+      status: 'failed',
+      reason: 'fatal_error',
+      reasonText: `fatal_error: agent ${agent} got ${where}${rid}: ${diagnostics.message}`,
+      diagnostics,
+    };
+  }
+  return {
+    status: 'failed',
+    reason: 'activity_failed',
+    reasonText: `activity_failed: agent ${agent} failed after 3 attempts: ${diagnostics.message}${rid}`,
+    diagnostics,
+  };
+}

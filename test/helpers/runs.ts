@@ -1,0 +1,95 @@
+/**
+ * Harness for troupe run tests: a real worker (troupe workflow + real LLM activities) on a unique
+ * task queue, a real HTTP stub LLM, and a client to start and observe runs of YAML configs.
+ */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../../src/activities';
+import { loadRoleConfig, formatIssue } from '../../src/core/config/load';
+import type { CompiledGraph } from '../../src/core/graph/types';
+import type { RunResult, RunStatusView } from '../../src/core/run/run-result';
+import { statusQuery, WORKFLOW_TYPE } from '../../src/workflows/definitions';
+import type { troupeRun } from '../../src/workflows/run';
+import { startStubLlm, type StubLlm } from './stub-llm';
+import { connectClient, installQuietRuntime, startWorker, uniqueWorkflowId, type RunningWorker, type TestClient } from './temporal';
+
+/** Compile a YAML role config; throws with every located error when it is invalid. */
+export function compileYaml(yaml: string, file = 'role.yaml'): CompiledGraph {
+  const loaded = loadRoleConfig(yaml, file);
+  if (loaded.errors.length > 0 || !loaded.graph) {
+    throw new Error(`invalid test config:\n${loaded.errors.map(formatIssue).join('\n')}`);
+  }
+  return loaded.graph;
+}
+
+export interface Harness {
+  stub: StubLlm;
+  client: Client;
+  worker: RunningWorker;
+  /** Start a run of `yaml` (or a compiled graph). */
+  start(config: string | CompiledGraph, opts?: { task?: string; workflowId?: string }): Promise<WorkflowHandle<typeof troupeRun>>;
+  /** Start a run and wait for its RunResult. */
+  run(config: string | CompiledGraph, opts?: { task?: string; workflowId?: string }): Promise<RunResult>;
+  /** Restart the worker (same task queue), e.g. after killing it. */
+  restartWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Start stub + worker + client. Call `close()` in afterAll. */
+export async function startHarness(opts: { workerOptions?: Partial<WorkerOptions>; address?: string } = {}): Promise<Harness> {
+  installQuietRuntime();
+  const stub = await startStubLlm();
+  const activities = createActivities({ baseUrl: stub.url, apiKey: 'test-key', env: {} });
+  const workerOptions: Partial<WorkerOptions> = { defaultHeartbeatThrottleInterval: '500ms', ...opts.workerOptions };
+  let worker = await startWorker({ activities, workerOptions, address: opts.address });
+  const tc: TestClient = await connectClient(opts.address);
+  const harness: Harness = {
+    stub,
+    client: tc.client,
+    get worker() {
+      return worker;
+    },
+    async start(config, o = {}) {
+      const graph = typeof config === 'string' ? compileYaml(config) : config;
+      return tc.client.workflow.start<typeof troupeRun>(WORKFLOW_TYPE, {
+        taskQueue: worker.taskQueue,
+        workflowId: o.workflowId ?? uniqueWorkflowId(graph.name),
+        args: [{ graph, task: o.task ?? graph.task ?? 'test task' }],
+      });
+    },
+    async run(config, o = {}) {
+      const handle = await harness.start(config, o);
+      return handle.result();
+    },
+    async restartWorker() {
+      await worker.stop().catch(() => undefined);
+      worker = await startWorker({ activities, workerOptions, taskQueue: worker.taskQueue, address: opts.address });
+    },
+    async close() {
+      await worker.stop().catch(() => undefined);
+      await tc.close();
+      await stub.close();
+    },
+  } as Harness;
+  return harness;
+}
+
+/** Poll the `status` query until `pred` holds (default 20 s). */
+export async function waitForStatus(
+  handle: WorkflowHandle,
+  pred: (s: RunStatusView) => boolean,
+  timeoutMs = 20_000,
+): Promise<RunStatusView> {
+  const deadline = Date.now() + timeoutMs;
+  let last: RunStatusView | undefined;
+  while (Date.now() < deadline) {
+    try {
+      last = await handle.query(statusQuery);
+      if (pred(last)) return last;
+    } catch {
+      // the workflow may not have run its first task yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`status did not reach the expected state; last: ${JSON.stringify(last)}`);
+}

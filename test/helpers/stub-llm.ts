@@ -1,0 +1,437 @@
+/**
+ * A real HTTP OpenAI-compatible chat-completions stub for server tests (node:http, no framework).
+ * Tests script replies per agent and per kind (agent/judge/compaction, from the `x-troupe-*` headers
+ * the activities send), and assert on what reached the wire: bodies, hits, overlap, aborts.
+ *
+ * Keys: `'critic'` = agent requests of critic, `'judge:critic'` / `'compaction:critic'` = that
+ * agent's judge / compaction requests, `'*'`, `'judge:*'`, `'compaction:*'` = any agent of a kind.
+ */
+import * as http from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { TROUPE_HEADERS } from '../../src/core/run/llm-types';
+
+/** Which activity sent a request (`x-troupe-kind`; `agent` when absent). */
+export type StubKind = 'agent' | 'judge' | 'compaction';
+
+/** A tool call the stub returns in OpenAI format. */
+export interface StubToolCall {
+  name: string;
+  /** Object (serialized to JSON) or the raw JSON string the model would send. */
+  arguments: string | Record<string, unknown>;
+  id?: string;
+}
+
+/** One scripted reply. An empty step `{}` gives the default reply for the request. */
+export interface StubStep {
+  text?: string | ((req: StubRequest) => string);
+  toolCalls?: StubToolCall[];
+  /** HTTP status; >= 400 sends an OpenAI error body. */
+  status?: number;
+  /** Raw error body (object → JSON) replacing the default OpenAI error shape. */
+  errorBody?: unknown;
+  errorMessage?: string;
+  errorType?: string;
+  errorCode?: string;
+  /** Seconds (or a raw header value) for `Retry-After`. */
+  retryAfter?: number | string;
+  headers?: Record<string, string>;
+  /** Wait before answering; a client abort during the wait is recorded. */
+  delayMs?: number;
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  finishReason?: string;
+  model?: string;
+  /** Never answer: the request stays open until the client aborts or the stub closes. */
+  hang?: boolean;
+  /** Destroy the connection without an answer (a connection error for the client). */
+  dropConnection?: boolean;
+}
+
+/** A dynamic reply: return a step, or undefined to fall through to the next responder / default. */
+export type StubResponder = (req: StubRequest) => StubStep | undefined | Promise<StubStep | undefined>;
+
+/** One recorded request, updated in place as it completes or is aborted. */
+export interface StubRequest {
+  /** 1-based sequence number across the stub's life; `id` is `req_<n>`, sent as `x-request-id`. */
+  n: number;
+  id: string;
+  method: string;
+  path: string;
+  agent: string;
+  kind: StubKind;
+  /** Script key of this request: `agent` or `kind:agent`. */
+  key: string;
+  headers: http.IncomingHttpHeaders;
+  /** Parsed JSON body (undefined until read, or when it is not JSON). */
+  body: any;
+  model?: string;
+  messages: Array<{ role: string; content: string }>;
+  /** All message contents joined by blank lines: handy for `toContain` assertions on prompts. */
+  prompt: string;
+  responseFormat?: unknown;
+  tools?: unknown[];
+  /** Epoch ms. */
+  startedAt: number;
+  endedAt?: number;
+  /** True when the client closed the connection before the response was fully sent. */
+  aborted: boolean;
+  abortedAt?: number;
+  status?: number;
+  responseBody?: unknown;
+  /** Ids (`n`) of the requests in flight when this one started, itself included. */
+  inFlightAtStart: number[];
+}
+
+/** Filter for hits/requests: a script key (see file doc) or a predicate. */
+export type StubFilter = string | ((req: StubRequest) => boolean);
+
+/** Options of {@link startStubLlm}. */
+export interface StubLlmOptions {
+  port?: number;
+  /** Default model name in responses when the request names none. */
+  model?: string;
+}
+
+/** The running stub. */
+export interface StubLlm {
+  /** Base URL for the openai client, ending in `/v1`. */
+  url: string;
+  port: number;
+  /** Every request received, in arrival order. */
+  readonly requests: StubRequest[];
+  /** Replaces the script of `key`; steps are consumed in order and the last one repeats. */
+  script(key: string, steps: Array<StubStep | StubResponder>): void;
+  /** Adds a dynamic responder, consulted after the scripts and before the default reply. */
+  respond(fn: StubResponder): void;
+  requestsFor(filter?: StubFilter): StubRequest[];
+  hits(filter?: StubFilter): number;
+  /** Requests of the filter currently open. */
+  inFlight(filter?: StubFilter): number;
+  /** Largest number of requests of the filter that were open at the same moment. */
+  maxConcurrent(filter?: StubFilter): number;
+  /** Polls until `pred` holds; rejects with `message` after `timeoutMs` (default 15 s). */
+  waitFor(pred: () => boolean, opts?: { timeoutMs?: number; message?: string }): Promise<void>;
+  /** Waits until at least `count` requests of the filter have arrived. */
+  waitForRequests(count: number, filter?: StubFilter, timeoutMs?: number): Promise<StubRequest[]>;
+  /** Forgets scripts, responders and recorded requests (request numbering continues). */
+  reset(): void;
+  /** Closes open connections (hanging requests included) and the server. */
+  close(): Promise<void>;
+}
+
+/** Default reply texts, kept together so tests can pin them. */
+export const STUB_DEFAULTS = {
+  agentText: (agent: string, hit: number) => `${agent} reply ${hit}`,
+  judgeVerdict: { converged: false, reason: 'stub default verdict' },
+  compactionText: (agent: string) => `summary of earlier turns of ${agent}`,
+  model: 'stub-model',
+} as const;
+
+const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
+
+/** Parses a script/filter key into kind and agent (`*` = any agent). */
+export function parseStubKey(key: string): { kind: StubKind; agent: string } {
+  const i = key.indexOf(':');
+  if (i < 0) return { kind: 'agent', agent: key };
+  const kind = key.slice(0, i);
+  if (kind !== 'agent' && kind !== 'judge' && kind !== 'compaction') {
+    throw new Error(`stub key "${key}": kind must be agent, judge or compaction`);
+  }
+  return { kind, agent: key.slice(i + 1) };
+}
+
+function matcher(filter?: StubFilter): (r: StubRequest) => boolean {
+  if (filter === undefined) return () => true;
+  if (typeof filter === 'function') return filter;
+  const { kind, agent } = parseStubKey(filter);
+  return (r) => r.kind === kind && (agent === '*' || r.agent === agent);
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content.map((p) => (p && typeof p === 'object' && 'text' in p ? String(p.text) : '')).join('');
+  }
+  return content == null ? '' : JSON.stringify(content);
+}
+
+function estimateTokens(chars: number): number {
+  return Math.max(1, Math.ceil(chars / 4));
+}
+
+function errorType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+}
+
+/** Starts the stub on 127.0.0.1 (a free port unless `port` is given). */
+export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> {
+  const requests: StubRequest[] = [];
+  const scripts = new Map<string, { steps: Array<StubStep | StubResponder>; next: number }>();
+  let responders: StubResponder[] = [];
+  const open = new Set<StubRequest>();
+  const closers = new Set<() => void>();
+  let seq = 0;
+
+  const pickStep = async (req: StubRequest): Promise<StubStep> => {
+    for (const key of [`${req.kind}:${req.agent}`, `${req.kind}:*`]) {
+      const s = scripts.get(key);
+      if (s && s.steps.length > 0) {
+        const item = s.steps[Math.min(s.next, s.steps.length - 1)];
+        s.next++;
+        const step = typeof item === 'function' ? await item(req) : item;
+        if (step) return step;
+      }
+    }
+    for (const fn of responders) {
+      const step = await fn(req);
+      if (step) return step;
+    }
+    return {};
+  };
+
+  const defaultText = (req: StubRequest): string => {
+    switch (req.kind) {
+      case 'agent':
+        return STUB_DEFAULTS.agentText(req.agent, requests.filter(matcher(req.key)).indexOf(req) + 1);
+      case 'judge':
+        return JSON.stringify(STUB_DEFAULTS.judgeVerdict);
+      case 'compaction':
+        return STUB_DEFAULTS.compactionText(req.agent);
+      default: {
+        const never: never = req.kind;
+        return never;
+      }
+    }
+  };
+
+  const send = (res: http.ServerResponse, rec: StubRequest, status: number, body: unknown, extra: Record<string, string> = {}) => {
+    if (res.destroyed) return;
+    rec.status = status;
+    rec.responseBody = body;
+    const payload = JSON.stringify(body);
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+      'x-request-id': rec.id,
+      ...extra,
+    });
+    res.end(payload);
+  };
+
+  /** Resolves after `ms` or when the client goes away, whichever comes first. */
+  const wait = (res: http.ServerResponse, ms: number | undefined) =>
+    new Promise<void>((resolve) => {
+      if (res.destroyed) return resolve();
+      const done = () => {
+        if (timer) clearTimeout(timer);
+        res.removeListener('close', done);
+        closers.delete(done);
+        resolve();
+      };
+      const timer = ms === undefined ? undefined : setTimeout(done, ms);
+      res.once('close', done);
+      closers.add(done);
+    });
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const n = ++seq;
+    const url = new URL(req.url ?? '/', 'http://stub');
+    const agentHeader = req.headers[TROUPE_HEADERS.agent];
+    const kindHeader = req.headers[TROUPE_HEADERS.kind];
+    const agent = (Array.isArray(agentHeader) ? agentHeader[0] : agentHeader) || 'anonymous';
+    const rawKind = Array.isArray(kindHeader) ? kindHeader[0] : kindHeader;
+    const kind: StubKind = rawKind === 'judge' || rawKind === 'compaction' ? rawKind : 'agent';
+    const rec: StubRequest = {
+      n,
+      id: `req_${n}`,
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      agent,
+      kind,
+      key: kind === 'agent' ? agent : `${kind}:${agent}`,
+      headers: req.headers,
+      body: undefined,
+      messages: [],
+      prompt: '',
+      startedAt: Date.now(),
+      aborted: false,
+      inFlightAtStart: [],
+    };
+    open.add(rec);
+    rec.inFlightAtStart = [...open].map((r) => r.n);
+    requests.push(rec);
+    let dropped = false;
+    res.on('close', () => {
+      open.delete(rec);
+      rec.endedAt = Date.now();
+      if (!res.writableFinished && !dropped) {
+        rec.aborted = true;
+        rec.abortedAt = rec.endedAt;
+      }
+    });
+
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+
+    if (rec.method === 'GET' && (url.pathname === '/v1/models' || url.pathname === '/models')) {
+      return send(res, rec, 200, { object: 'list', data: [{ id: opts.model ?? STUB_DEFAULTS.model, object: 'model' }] });
+    }
+    if (rec.method !== 'POST' || !CHAT_PATHS.has(url.pathname)) {
+      return send(res, rec, 404, openAiError(`stub: no route ${rec.method} ${url.pathname}`, 'invalid_request_error'));
+    }
+    try {
+      rec.body = raw ? JSON.parse(raw) : {};
+    } catch {
+      return send(res, rec, 400, openAiError('stub: request body is not JSON', 'invalid_request_error'));
+    }
+    const body = rec.body ?? {};
+    rec.model = typeof body.model === 'string' ? body.model : undefined;
+    rec.messages = Array.isArray(body.messages)
+      ? body.messages.map((m: { role?: unknown; content?: unknown }) => ({
+          role: String(m?.role ?? ''),
+          content: contentText(m?.content),
+        }))
+      : [];
+    rec.prompt = rec.messages.map((m) => m.content).join('\n\n');
+    rec.responseFormat = body.response_format;
+    rec.tools = Array.isArray(body.tools) ? body.tools : undefined;
+
+    const step = await pickStep(rec);
+    if (step.dropConnection) {
+      dropped = true;
+      req.socket.destroy();
+      return;
+    }
+    if (step.hang) {
+      await wait(res, undefined);
+      return;
+    }
+    if (step.delayMs) await wait(res, step.delayMs);
+    if (res.destroyed) return;
+
+    const extra: Record<string, string> = { ...(step.headers ?? {}) };
+    if (step.retryAfter !== undefined) extra['retry-after'] = String(step.retryAfter);
+    const status = step.status ?? 200;
+    if (status >= 400) {
+      const errBody =
+        step.errorBody ??
+        openAiError(step.errorMessage ?? `stub error ${status}`, step.errorType ?? errorType(status), step.errorCode);
+      return send(res, rec, status, errBody, extra);
+    }
+
+    const text = typeof step.text === 'function' ? step.text(rec) : step.text;
+    const toolCalls = step.toolCalls?.map((tc, i) => ({
+      id: tc.id ?? `call_${n}_${i + 1}`,
+      type: 'function' as const,
+      function: {
+        name: tc.name,
+        arguments: typeof tc.arguments === 'string' ? tc.arguments : JSON.stringify(tc.arguments),
+      },
+    }));
+    const content = text ?? (toolCalls ? null : defaultText(rec));
+    const usage = step.usage ?? {
+      prompt_tokens: estimateTokens(rec.prompt.length),
+      completion_tokens: estimateTokens((content ?? '').length + JSON.stringify(toolCalls ?? '').length),
+    };
+    send(
+      res,
+      rec,
+      status,
+      {
+        id: `chatcmpl-${n}`,
+        object: 'chat.completion',
+        created: Math.floor(rec.startedAt / 1000),
+        model: step.model ?? rec.model ?? opts.model ?? STUB_DEFAULTS.model,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content, refusal: null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+            finish_reason: step.finishReason ?? (toolCalls ? 'tool_calls' : 'stop'),
+            logprobs: null,
+          },
+        ],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      },
+      extra,
+    );
+  };
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent && !res.destroyed) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(openAiError(`stub crashed: ${String(err)}`, 'server_error')));
+      }
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  server.listen(opts.port ?? 0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+
+  const stub: StubLlm = {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    requests,
+    script(key, steps) {
+      parseStubKey(key);
+      scripts.set(key.includes(':') ? key : `agent:${key}`, { steps, next: 0 });
+    },
+    respond(fn) {
+      responders.push(fn);
+    },
+    requestsFor: (filter) => requests.filter(matcher(filter)),
+    hits: (filter) => requests.filter(matcher(filter)).length,
+    inFlight: (filter) => [...open].filter(matcher(filter)).length,
+    maxConcurrent(filter) {
+      const match = matcher(filter);
+      const byN = new Map(requests.map((r) => [r.n, r]));
+      let max = 0;
+      for (const r of requests) {
+        if (!match(r)) continue;
+        const overlap = r.inFlightAtStart.filter((n) => {
+          const other = byN.get(n);
+          return other !== undefined && match(other);
+        }).length;
+        max = Math.max(max, overlap);
+      }
+      return max;
+    },
+    async waitFor(pred, o = {}) {
+      const deadline = Date.now() + (o.timeoutMs ?? 15_000);
+      while (!pred()) {
+        if (Date.now() > deadline) throw new Error(o.message ?? 'stub.waitFor: condition not met in time');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async waitForRequests(count, filter, timeoutMs) {
+      await stub.waitFor(() => stub.hits(filter) >= count, {
+        timeoutMs,
+        message: `stub: expected ${count} request(s) for ${typeof filter === 'string' ? filter : 'filter'}, got ${stub.hits(filter)}`,
+      });
+      return stub.requestsFor(filter);
+    },
+    reset() {
+      scripts.clear();
+      responders = [];
+      requests.length = 0;
+    },
+    async close() {
+      for (const done of [...closers]) done();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return stub;
+}
+
+/** The error body shape of the OpenAI API. */
+export function openAiError(message: string, type: string, code?: string | null) {
+  return { error: { message, type, param: null, code: code ?? null } };
+}

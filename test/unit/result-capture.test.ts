@@ -1,0 +1,84 @@
+import { hashResult, sha256Hex, utf8Bytes } from '../../src/core/hash';
+import { captureResult, extractScore, normalizeResult, resultOf } from '../../src/core/run/result';
+
+describe('captureResult', () => {
+  it('takes the content of the last ```result block (rolebox case 50)', () => {
+    const text = 'notes\n```result\nfirst\n```\nmore notes\n```result\nsecond\nline\n```\ntrailing';
+    expect(captureResult(text)).toBe('second\nline');
+  });
+
+  it('falls back to the whole text when there is no result fence', () => {
+    expect(captureResult('just an answer\n```js\ncode\n```')).toBe('just an answer\n```js\ncode\n```');
+  });
+
+  it('accepts opening and closing lines with surrounding whitespace and CRLF endings', () => {
+    expect(captureResult('x\r\n  ```result  \r\nbody\r\n   ```\r\n')).toBe('body');
+  });
+
+  it('ignores fences whose opening line is not exactly ```result', () => {
+    expect(captureResult('```results\nA\n```\n```result json\nB\n```')).toBe('```results\nA\n```\n```result json\nB\n```');
+  });
+
+  it('ignores an unclosed result fence and keeps the last closed one', () => {
+    expect(captureResult('```result\nclosed\n```\n```result\nnever closed')).toBe('closed');
+    expect(captureResult('```result\nnever closed')).toBe('```result\nnever closed');
+  });
+
+  it('keeps an empty closed result block as the empty result', () => {
+    expect(captureResult('text\n```result\n```')).toBe('');
+  });
+});
+
+describe('normalizeResult', () => {
+  it('collapses whitespace runs to one space and trims (rolebox case 50)', () => {
+    expect(normalizeResult('hello \t \n world')).toBe('hello world');
+    expect(normalizeResult('  \n\t ')).toBe('');
+  });
+
+  it('keeps case', () => {
+    expect(normalizeResult(' Score:  85 ')).toBe('Score: 85');
+  });
+});
+
+describe('hashResult', () => {
+  it('is the first 12 hex characters of SHA-256 (known vector)', () => {
+    expect(hashResult('hello world')).toBe('b94d27b9934d');
+    expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  });
+
+  it('matches /^[0-9a-f]{12}$/ and differs for different texts', () => {
+    expect(hashResult('a')).toMatch(/^[0-9a-f]{12}$/);
+    expect(hashResult('a')).not.toBe(hashResult('b'));
+  });
+
+  it('encodes UTF-8 exactly as TextEncoder, including astral characters and lone surrogates', () => {
+    for (const s of ['研究者 -> 撰写者', 'emoji 😀 ok', 'é', '\ud800 lone', 'tail \udc00', '\u07ff\u0800\uffff']) {
+      expect(Array.from(utf8Bytes(s))).toEqual(Array.from(new TextEncoder().encode(s)));
+    }
+  });
+});
+
+describe('resultOf', () => {
+  it('captures, normalizes and hashes in one step', () => {
+    const r = resultOf('draft\n```result\n  hello\n  world \n```');
+    expect(r).toEqual({ text: 'hello world', hash: 'b94d27b9934d' });
+  });
+});
+
+describe('extractScore', () => {
+  it.each([
+    ['Code review score: 85', 85],
+    ['**Score:** 85', 85],
+    ['Score: 8.5', 8.5],
+    ['score = 9', 9],
+    ['score: -3', -3],
+    ['SCORE:**  70', 70],
+    ['score: 40 then score: 90', 40],
+  ])('reads %j as %p', (text, score) => {
+    expect(extractScore(text)).toBe(score);
+  });
+
+  it.each(['subscore: 90', 'score: high', 'no number here', 'scores: 9', 'score 9'])('finds no score in %j', (text) => {
+    expect(extractScore(text)).toBeNull();
+  });
+});
