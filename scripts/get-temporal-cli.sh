@@ -17,7 +17,8 @@ log() { printf 'get-temporal-cli: %s\n' "$*" >&2; }
 # verify PATH: succeeds when PATH runs and reports a temporal CLI version.
 verify() {
   local bin="$1" out
-  [ -n "$bin" ] && [ -f "$bin" ] && [ -x "$bin" ] || return 1
+  if [ -z "$bin" ] || [ ! -f "$bin" ]; then log "  not found: ${bin:-(empty)}"; return 1; fi
+  if [ ! -x "$bin" ]; then log "  not executable: $bin"; return 1; fi
   out="$("$bin" --version 2>&1)" || { log "  $bin does not run: $(printf '%s' "$out" | head -n 1)"; return 1; }
   case "$out" in
     *"temporal version"*) log "  $bin: $out"; return 0 ;;
@@ -62,8 +63,10 @@ go_install() {
   # Another caller may have finished the install while we waited for the lock.
   if verify "$CACHED"; then return 0; fi
   mkdir -p "$BIN_DIR"
-  log "  running: GOBIN=$BIN_DIR go install github.com/temporalio/cli/cmd/temporal@$CLI_VERSION (slow the first time)"
-  GOBIN="$BIN_DIR" go install "github.com/temporalio/cli/cmd/temporal@$CLI_VERSION" >&2
+  # Same version stamp as the official release build (.goreleaser.yml), so --version reports it.
+  local ldflags="-s -w -X github.com/temporalio/cli/temporalcli.Version=${CLI_VERSION#v}"
+  log "  running: GOBIN=$BIN_DIR go install -ldflags '$ldflags' github.com/temporalio/cli/cmd/temporal@$CLI_VERSION (slow the first time)"
+  GOBIN="$BIN_DIR" go install -ldflags "$ldflags" "github.com/temporalio/cli/cmd/temporal@$CLI_VERSION" >&2
 }
 
 try_go() {

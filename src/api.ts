@@ -1,7 +1,13 @@
 /**
  * The TypeScript API behind the CLI (SPEC §1, §9): start runs, follow them, query and signal them.
  */
-import { Client, Connection, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WorkflowNotFoundError,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
 import type { CompiledGraph } from './core/graph/types';
 import type { RunResult, RunStatusView } from './core/run/run-result';
 import type { TranscriptStep } from './core/run/state';
@@ -45,7 +51,7 @@ export function newRunId(name: string): string {
 export async function startRun(
   client: Client,
   opts: { graph: CompiledGraph; task: string; workflowId?: string; taskQueue: string },
-): Promise<RunHandle> {
+): Promise<WorkflowHandleWithFirstExecutionRunId<typeof troupeRun>> {
   return client.workflow.start<typeof troupeRun>(WORKFLOW_TYPE, {
     taskQueue: opts.taskQueue,
     workflowId: opts.workflowId ?? newRunId(opts.graph.name),

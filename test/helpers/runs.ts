@@ -2,7 +2,7 @@
  * Harness for troupe run tests: a real worker (troupe workflow + real LLM activities) on a unique
  * task queue, a real HTTP stub LLM, and a client to start and observe runs of YAML configs.
  */
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { loadRoleConfig, formatIssue } from '../../src/core/config/load';
@@ -27,7 +27,7 @@ export interface Harness {
   client: Client;
   worker: RunningWorker;
   /** Start a run of `yaml` (or a compiled graph). */
-  start(config: string | CompiledGraph, opts?: { task?: string; workflowId?: string }): Promise<WorkflowHandle<typeof troupeRun>>;
+  start(config: string | CompiledGraph, opts?: { task?: string; workflowId?: string }): Promise<WorkflowHandleWithFirstExecutionRunId<typeof troupeRun>>;
   /** Start a run and wait for its RunResult. */
   run(config: string | CompiledGraph, opts?: { task?: string; workflowId?: string }): Promise<RunResult>;
   /** Restart the worker (same task queue), e.g. after killing it. */

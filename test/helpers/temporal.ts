@@ -53,8 +53,9 @@ export function uniqueWorkflowId(prefix = 'wf'): string {
 let runtimeInstalled = false;
 
 /**
- * Installs the SDK runtime with a quiet logger (WARN; `TROUPE_TEST_WORKER_LOG=DEBUG|INFO|...`
- * overrides) so worker state changes do not flood jest output. Safe to call repeatedly.
+ * Installs the SDK runtime with a quiet logger (ERROR; `TROUPE_TEST_WORKER_LOG=WARN|INFO|DEBUG`
+ * overrides) so worker state changes and expected activity failures do not flood jest output.
+ * Safe to call repeatedly.
  */
 export function installQuietRuntime(): void {
   if (runtimeInstalled) return;
@@ -67,7 +68,7 @@ export function installQuietRuntime(): void {
 }
 
 function workerLogLevel(): LogLevel {
-  return (process.env.TROUPE_TEST_WORKER_LOG as LogLevel | undefined) ?? 'WARN';
+  return (process.env.TROUPE_TEST_WORKER_LOG as LogLevel | undefined) ?? 'ERROR';
 }
 
 /** A client connection plus a `close()` that tests call in `afterAll`. */

@@ -2,19 +2,22 @@
  * "Did you mean X?" hints for unknown keys, topologies, conditions and commands (SPEC §3). Pure.
  */
 
-/** Levenshtein edit distance (insert, delete, substitute; each costs 1). */
+/**
+ * Edit distance (Levenshtein with adjacent transpositions, "optimal string alignment"): insert,
+ * delete, substitute and swap two neighbours each cost 1, so `modle` is 1 away from `model`.
+ */
 export function levenshtein(a: string, b: string): number {
   if (a === b) return 0;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
-    prev = cur;
   }
-  return prev[b.length];
+  return d[a.length][b.length];
 }
 
 /**

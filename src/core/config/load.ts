@@ -3,7 +3,7 @@
  * unknown keys and graph errors are all reported at once, each located as `file:line:col path:
  * message`; warnings are kept separate. Pure (the file is read by `src/config-file.ts`).
  */
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import { isAlias, LineCounter, parseDocument, visit, type Document, type YAMLError } from 'yaml';
 import { compileRole } from '../graph/compile';
 import type { CompiledGraph } from '../graph/types';
 import { formatPath, type ConfigIssue, type PathIssue } from './issues';
@@ -39,6 +39,25 @@ function finish(r: { config?: RoleConfig; graph?: CompiledGraph; errors: ConfigI
   return { ...r, errors: unique(r.errors).sort(byPosition), warnings: unique(r.warnings).sort(byPosition) };
 }
 
+function yamlMessage(e: YAMLError): string {
+  return e.code === 'MULTIPLE_DOCS' ? M.multipleDocuments : e.message;
+}
+
+/** The first alias without an anchor before it (toJS throws on it without a position). */
+function unresolvedAlias(doc: Document): { offset: number; name: string } | undefined {
+  let found: { offset: number; name: string } | undefined;
+  visit(doc, {
+    Alias(_, node) {
+      if (isAlias(node) && node.resolve(doc) === undefined) {
+        found = { offset: node.range?.[0] ?? 0, name: node.source };
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
+}
+
 /** Graph checks that depend on sections the lenient pass may have dropped. */
 const LENIENT_UNRELIABLE = new Set(['budget']);
 
@@ -49,22 +68,24 @@ export function loadRoleConfig(text: string, file: string): LoadResult {
   const raw = (offset: number, message: string): ConfigIssue => ({ file, ...positionOf(lineCounter, offset), path: '', message });
   const located = (i: PathIssue): ConfigIssue => ({ file, ...locate(doc, lineCounter, i), path: formatPath(i.path), message: i.message });
   const yamlWarnings = doc.warnings.map((w) => raw(w.pos[0], w.message));
-  if (doc.errors.length > 0) return finish({ errors: doc.errors.map((e) => raw(e.pos[0], e.message)), warnings: yamlWarnings });
+  if (doc.errors.length > 0) return finish({ errors: doc.errors.map((e) => raw(e.pos[0], yamlMessage(e))), warnings: yamlWarnings });
   if (doc.contents === null) return finish({ errors: [raw(0, M.emptyDocument)], warnings: yamlWarnings });
 
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: 100 });
   } catch (e) {
-    return finish({ errors: [raw(0, M.yamlValue((e as Error).message))], warnings: yamlWarnings });
+    const alias = unresolvedAlias(doc);
+    const error = alias ? raw(alias.offset, M.unresolvedAlias(alias.name)) : raw(0, M.yamlValue((e as Error).message));
+    return finish({ errors: [error], warnings: yamlWarnings });
   }
 
   const parsed = parseWithIssues(RoleConfigSchema, data);
   if (!parsed.ok) {
     const errors = parsed.issues.map(located);
-    const stand_in = lenientConfig(data, parsed.issues);
-    if (stand_in) {
-      const graphErrors = compileRole(stand_in).errors.filter((i) => !LENIENT_UNRELIABLE.has(String(i.path[0])));
+    const standIn = lenientConfig(data, parsed.issues);
+    if (standIn) {
+      const graphErrors = compileRole(standIn).errors.filter((i) => !LENIENT_UNRELIABLE.has(String(i.path[0])));
       errors.push(...graphErrors.map(located));
     }
     return finish({ errors, warnings: yamlWarnings });

@@ -98,6 +98,7 @@ export function compileRole(config: RoleConfig): CompileResult {
     capSet: c.max_iterations !== undefined || largest !== undefined,
     cap: loopGroups.length > 0 ? maxIterations : 0,
     conditions: located,
+    partial: template.failed || flow.length < (c.flow ?? []).length,
   });
   errors.push(...graphIssues.errors);
   warnings.push(...graphIssues.warnings);

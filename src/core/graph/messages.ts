@@ -25,6 +25,7 @@ export const GRAPH_MESSAGES = {
     `unknown topology "${name}"${hint}; expected one of ${known.join(', ')}`,
   topologyNeedsAgents: 'must list at least one agent when a topology is set',
   topologyFailed: (name: string, why: string) => `topology "${name}" failed to expand: ${why}`,
+  topologyBadEdges: 'it must return a list of {from, to} edges',
   topologyExitToAgent: (name: string, to: string) => `topology "${name}" produced exit: true on an edge to agent "${to}"`,
   duplicateTopologyAgent: (name: string) => `duplicate agent "${name}" in the topology list`,
   undeclaredAgent: (name: string) => `unknown agent "${name}": declare it under agents`,

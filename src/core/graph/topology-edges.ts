@@ -14,6 +14,11 @@ import { PARENT } from './types';
 const AGENTS_PATH = ['collaboration', 'agents'] as const;
 const TOPOLOGY_PATH = ['collaboration', 'topology'] as const;
 
+function isEdgeShape(e: unknown): boolean {
+  const x = e as { from?: unknown; to?: unknown } | null;
+  return typeof x === 'object' && x !== null && typeof x.from === 'string' && x.from !== '' && typeof x.to === 'string' && x.to !== '';
+}
+
 /** Check the list; return the first index of each usable name (in list order). */
 function checkAgentList(list: readonly string[], declared: ReadonlySet<string>, errors: PathIssue[]): Map<string, number> {
   const first = new Map<string, number>();
@@ -30,11 +35,14 @@ function checkAgentList(list: readonly string[], declared: ReadonlySet<string>, 
   return first;
 }
 
-/** Template edges of the collaboration block (empty without a topology), plus issues. */
+/**
+ * Template edges of the collaboration block (empty without a topology), plus issues. `failed`
+ * says a topology was set but gave no edges (unknown, no agents, or its expander failed).
+ */
 export function topologyEdges(
   c: RoleConfig['collaboration'],
   declared: ReadonlySet<string>,
-): { edges: EdgeDraft[]; errors: PathIssue[]; warnings: PathIssue[] } {
+): { edges: EdgeDraft[]; errors: PathIssue[]; warnings: PathIssue[]; failed: boolean } {
   const errors: PathIssue[] = [];
   const warnings: PathIssue[] = [];
   if (c.topology === undefined) {
@@ -42,7 +50,7 @@ export function topologyEdges(
       checkAgentList(c.agents, declared, errors);
       warnings.push({ path: [...AGENTS_PATH], message: M.agentsWithoutTopology, at: 'key' });
     }
-    return { edges: [], errors, warnings };
+    return { edges: [], errors, warnings, failed: false };
   }
   const name = c.topology.trim();
   const expand = getTopology(name);
@@ -52,16 +60,20 @@ export function topologyEdges(
   }
   if (!c.agents || c.agents.length === 0) {
     errors.push({ path: [...AGENTS_PATH], message: M.topologyNeedsAgents });
-    return { edges: [], errors, warnings };
+    return { edges: [], errors, warnings, failed: true };
   }
   const index = checkAgentList(c.agents, declared, errors);
-  if (!expand) return { edges: [], errors, warnings };
+  if (!expand) return { edges: [], errors, warnings, failed: true };
   let raw: ReturnType<typeof expand>;
   try {
     raw = expand([...index.keys()]);
   } catch (e) {
     errors.push({ path: [...TOPOLOGY_PATH], message: M.topologyFailed(name, (e as Error).message) });
-    return { edges: [], errors, warnings };
+    return { edges: [], errors, warnings, failed: true };
+  }
+  if (!Array.isArray(raw) || !raw.every(isEdgeShape)) {
+    errors.push({ path: [...TOPOLOGY_PATH], message: M.topologyFailed(name, M.topologyBadEdges) });
+    return { edges: [], errors, warnings, failed: true };
   }
   const edges: EdgeDraft[] = [];
   for (const e of raw) {
@@ -78,5 +90,5 @@ export function topologyEdges(
       source: { kind: 'topology', fromIndex: index.get(e.from), toIndex: index.get(e.to) },
     });
   }
-  return { edges, errors, warnings };
+  return { edges, errors, warnings, failed: false };
 }

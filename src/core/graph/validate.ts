@@ -22,6 +22,11 @@ export interface GraphValidationInput {
   /** The effective hard cap. */
   cap: number;
   conditions: readonly LocatedCondition[];
+  /**
+   * Some edges could not be read (a malformed flow item, a failed topology): skip the whole-graph
+   * checks (exit, entry, orphans, reachability, cycles, joins), which would only mislead.
+   */
+  partial?: boolean;
 }
 
 /** Issues found by the graph checks. */
@@ -59,12 +64,8 @@ function checkConditions(input: GraphValidationInput, declared: ReadonlySet<stri
   }
 }
 
-/** Run the graph checks. Pure; never throws. */
-export function validateGraph(input: GraphValidationInput): ValidationIssues {
-  const out: ValidationIssues = { errors: [], warnings: [] };
-  const declared = new Set(input.declared);
+function checkWholeGraph(input: GraphValidationInput, out: ValidationIssues): void {
   const edges = input.edges;
-  checkEndpoints(input, declared, out);
   if (edges.length > 0 && !edges.some((e) => e.exit)) out.errors.push({ path: ['collaboration'], message: M.noExit, at: 'key' });
   if (edges.length > 0 && !edges.some((e) => e.from === PARENT)) out.errors.push({ path: ['collaboration'], message: M.noEntry, at: 'key' });
   const used = new Set(edges.flatMap((e) => [e.from, e.to]));
@@ -80,12 +81,20 @@ export function validateGraph(input: GraphValidationInput): ValidationIssues {
   if (input.loopGroups.length > 0 && !input.capSet) {
     out.warnings.push({ path: ['collaboration', 'max_iterations'], message: M.cycleWithoutCap });
   }
-  checkConditions(input, declared, out);
   const back = new Set(input.loopGroups.flatMap((g) => g.backEdges));
   for (const { node, lengths } of unequalJoins(edges, back)) {
     const into = edges.filter((e) => e.to === node);
     const last = into[into.length - 1];
     out.warnings.push({ path: endpointPath(last.source, 'to'), message: M.unequalJoin(node, lengths) });
   }
+}
+
+/** Run the graph checks. Pure; never throws. */
+export function validateGraph(input: GraphValidationInput): ValidationIssues {
+  const out: ValidationIssues = { errors: [], warnings: [] };
+  const declared = new Set(input.declared);
+  checkEndpoints(input, declared, out);
+  checkConditions(input, declared, out);
+  if (!input.partial) checkWholeGraph(input, out);
   return out;
 }

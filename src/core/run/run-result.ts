@@ -14,7 +14,7 @@ export interface Diagnostics {
   requestId?: string;
   message: string;
   agent?: string;
-  kind?: string;
+  kind?: 'agent' | 'judge' | 'compaction';
 }
 
 /** The workflow's return value and `troupe run --json` output. */

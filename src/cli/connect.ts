@@ -1,0 +1,29 @@
+/** Connect for a command that addresses an existing run; connection and lookup errors exit 1. */
+import { connectClient, isNotFound, runHandle, type RunHandle } from '../api';
+import { err } from './io';
+import { RUN_TEXT } from './run-texts';
+
+/**
+ * Run `body` with the handle of run `id`. Connection failures and unknown ids print a clear
+ * message and give exit code 1; other errors propagate.
+ */
+export async function withRun(id: string, body: (handle: RunHandle) => Promise<number>): Promise<number> {
+  let conn: Awaited<ReturnType<typeof connectClient>>;
+  try {
+    conn = await connectClient();
+  } catch (e) {
+    err(RUN_TEXT.cannotConnect(process.env.TEMPORAL_ADDRESS || 'localhost:7233', (e as Error).message));
+    return 1;
+  }
+  try {
+    return await body(runHandle(conn.client, id));
+  } catch (e) {
+    if (isNotFound(e)) {
+      err(RUN_TEXT.notFound(id));
+      return 1;
+    }
+    throw e;
+  } finally {
+    await conn.close();
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Commands that steer a run through signals (SPEC §7, §9, §11.6): pause, resume, stop, cancel,
+ * approve, reject, answer, message, signal. Decisions check the `status` query first and exit 1
+ * listing the pending request ids when the target is missing or ambiguous.
+ */
+import { queryStatus, sendSignal, type RunHandle, type SignalName } from '../api';
+import { SIGNAL_TYPE_RE } from '../core/config/schema';
+import { stringFlag, type ParsedArgs } from './args';
+import { withRun } from './connect';
+import { err, out } from './io';
+import { RUN_TEXT } from './run-texts';
+
+async function send(args: ParsedArgs, name: SignalName, payload?: unknown): Promise<number> {
+  const id = args.positionals[0];
+  return withRun(id, async (handle) => {
+    await sendSignal(handle, name, payload);
+    out(RUN_TEXT.sent(name, id));
+    return 0;
+  });
+}
+
+/** The request a decision targets: `--request`, or the only pending one; else an error text. */
+async function targetRequest(handle: RunHandle, requested?: string): Promise<{ id: string } | { error: string }> {
+  const status = await queryStatus(handle);
+  const ids = status.pending.map((p) => p.id);
+  if (requested) return ids.includes(requested) ? { id: requested } : { error: RUN_TEXT.notPending(handle.workflowId, requested, ids) };
+  if (ids.length === 0) return { error: RUN_TEXT.noPending(handle.workflowId) };
+  if (ids.length > 1) return { error: RUN_TEXT.choosePending(handle.workflowId, ids) };
+  return { id: ids[0] };
+}
+
+async function decide(args: ParsedArgs, name: 'approve' | 'reject' | 'answer', extra: Record<string, string | undefined>) {
+  const id = args.positionals[0];
+  return withRun(id, async (handle) => {
+    const target = await targetRequest(handle, stringFlag(args, 'request'));
+    if ('error' in target) {
+      err(target.error);
+      return 1;
+    }
+    const payload = Object.fromEntries(Object.entries({ requestId: target.id, ...extra }).filter(([, v]) => v !== undefined));
+    await sendSignal(handle, name, payload);
+    out(RUN_TEXT.sent(`${name} (${target.id})`, id));
+    return 0;
+  });
+}
+
+export const pause = (a: ParsedArgs) => send(a, 'pause', {});
+export const resume = (a: ParsedArgs) => send(a, 'resume', {});
+export const stop = (a: ParsedArgs) => send(a, 'stop', stringFlag(a, 'reason') ? { reason: stringFlag(a, 'reason') } : {});
+
+/** `troupe cancel <id>`: cancel the workflow; in-flight calls are aborted (`cancelled/user_abort`). */
+export async function cancel(args: ParsedArgs): Promise<number> {
+  const id = args.positionals[0];
+  return withRun(id, async (handle) => {
+    await handle.cancel();
+    out(RUN_TEXT.cancelled(id));
+    return 0;
+  });
+}
+
+export const approve = (a: ParsedArgs) => decide(a, 'approve', { note: stringFlag(a, 'note') });
+
+export async function reject(a: ParsedArgs): Promise<number> {
+  const reason = stringFlag(a, 'reason');
+  if (!reason) {
+    err(RUN_TEXT.needReason);
+    return 1;
+  }
+  return decide(a, 'reject', { reason });
+}
+
+export const answer = (a: ParsedArgs) => decide(a, 'answer', { text: a.positionals[1] });
+
+export const message = (a: ParsedArgs) => send(a, 'message', { text: a.positionals[1], ...(stringFlag(a, 'to') ? { to: stringFlag(a, 'to') } : {}) });
+
+/** `troupe signal <id> TYPE [--payload JSON]`: record a signal in the run's ledger. */
+export async function signal(args: ParsedArgs): Promise<number> {
+  const type = args.positionals[1];
+  if (!SIGNAL_TYPE_RE.test(type)) {
+    err(RUN_TEXT.badSignalType(type));
+    return 1;
+  }
+  const raw = stringFlag(args, 'payload');
+  let payload: unknown;
+  if (raw !== undefined) {
+    try {
+      payload = JSON.parse(raw);
+    } catch (e) {
+      err(RUN_TEXT.badPayload((e as Error).message));
+      return 1;
+    }
+  }
+  return send(args, 'signal', payload === undefined ? { type } : { type, payload });
+}

@@ -1,0 +1,99 @@
+/**
+ * `troupe dev [role.yaml] [--task T] [--exit]` / `npm run demo` (SPEC §9): the whole product on one
+ * machine. Starts a local Temporal dev server with its Web UI, the built-in offline model when no
+ * OPENAI_API_KEY is set, a worker, and a run of the example review loop; prints its progress, the
+ * result and where to inspect its history. Keeps the server up until Ctrl+C when run in a terminal.
+ */
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { connectClient, followRun, startRun } from '../api';
+import { formatIssue } from '../core/config/issues';
+import { loadRoleFile } from '../config-file';
+import { startDevServer } from '../dev/temporal-server';
+import { startOfflineModel } from '../dev/offline-model';
+import { createWorker } from '../worker';
+import { booleanFlag, stringFlag, type ParsedArgs } from './args';
+import { err, out } from './io';
+import { exitCodeOf, printEvent, printResult } from './run';
+import { RUN_TEXT } from './run-texts';
+
+export const DEMO_FILE = path.resolve(__dirname, '..', '..', 'examples', 'review-loop.yaml');
+
+const DEV_TEXT = {
+  banner: 'troupe dev — local Temporal dev server + worker + an example run',
+  server: (address: string, ui?: string) => `Temporal dev server at ${address}${ui ? `, Web UI at ${ui}` : ''}`,
+  offline: (url: string) =>
+    `no OPENAI_API_KEY set: agents use troupe's built-in OFFLINE MODEL at ${url} (a deterministic stand-in, not a real LLM)`,
+  realModel: (base: string) => `using the OpenAI-compatible endpoint ${base} (OPENAI_API_KEY is set)`,
+  running: (file: string, task: string) => `running ${path.relative(process.cwd(), file) || file} with task: ${task}`,
+  keepAlive: 'The server and Web UI stay up so you can inspect the run; press Ctrl+C to stop.',
+  otherShell: (address: string) => `In another shell: TEMPORAL_ADDRESS=${address} npx troupe status <id>`,
+} as const;
+
+async function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** Run the command. */
+export async function run(args: ParsedArgs): Promise<number> {
+  const file = args.positionals[0] ?? DEMO_FILE;
+  const loaded = loadRoleFile(file);
+  for (const e of loaded.errors) err(formatIssue(e));
+  if (!loaded.graph || loaded.errors.length) return 1;
+  const graph = loaded.graph;
+  const task = stringFlag(args, 'task') ?? graph.task ?? 'Write a short essay on why the sky is blue.';
+
+  out(DEV_TEXT.banner);
+  const [grpcFree, uiFree] = await Promise.all([portFree(7233), portFree(8233)]);
+  const server = await startDevServer({
+    ...(grpcFree ? { port: 7233 } : {}),
+    ...(uiFree ? { uiPort: 8233 } : {}),
+    log: process.env.TROUPE_DEV_LOG ? (l) => err(`[temporal] ${l}`) : undefined,
+  });
+  const cleanups: Array<() => Promise<unknown>> = [() => server.stop()];
+  try {
+    out(DEV_TEXT.server(server.address, server.uiUrl));
+    process.env.TEMPORAL_ADDRESS = server.address;
+    let baseUrl: string | undefined;
+    if (!process.env.OPENAI_API_KEY) {
+      const model = await startOfflineModel();
+      cleanups.unshift(() => model.close());
+      baseUrl = model.url;
+      out(DEV_TEXT.offline(model.url));
+    } else {
+      out(DEV_TEXT.realModel(process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1'));
+    }
+    const worker = await createWorker({ address: server.address, llm: baseUrl ? { baseUrl } : {} });
+    const running = worker.run();
+    cleanups.unshift(async () => {
+      worker.shutdown();
+      await running;
+    });
+
+    const conn = await connectClient({ address: server.address });
+    cleanups.unshift(() => conn.close());
+    out(DEV_TEXT.running(file, task));
+    const handle = await startRun(conn.client, { graph, task, taskQueue: conn.settings.taskQueue });
+    out(RUN_TEXT.started(handle.workflowId, conn.settings.taskQueue));
+    if (server.uiUrl) out(RUN_TEXT.uiLink(server.uiUrl, server.namespace, handle.workflowId));
+    const result = await followRun(handle, (e) => printEvent(handle.workflowId, e, out));
+    printResult(result, out);
+    out('');
+    if (server.uiUrl) out(RUN_TEXT.uiLink(server.uiUrl, server.namespace, handle.workflowId));
+    const code = exitCodeOf(result);
+    if (booleanFlag(args, 'exit') || !process.stdout.isTTY) return code;
+    out(DEV_TEXT.keepAlive);
+    out(DEV_TEXT.otherShell(server.address));
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
+    return code;
+  } finally {
+    for (const c of cleanups) await c().catch(() => undefined);
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * `troupe status|result|transcript <id> [--json]` (SPEC §8, §9): read a run through its queries,
+ * or its RunResult once finished (`result` waits for it).
+ */
+import { queryStatus, queryTranscript, waitResult } from '../api';
+import type { RunStatusView } from '../core/run/run-result';
+import { booleanFlag, type ParsedArgs } from './args';
+import { withRun } from './connect';
+import { out } from './io';
+import { exitCodeOf, printResult } from './run';
+import { RUN_TEXT } from './run-texts';
+
+function printStatus(s: RunStatusView): void {
+  out(`run ${s.workflowId}: ${s.phase}${s.final ? ` — ${s.final.status}/${s.final.reason}: ${s.final.reasonText}` : ''}`);
+  out(`round ${s.round}, wave ${s.wave}, ${s.steps} steps, active ${(s.activeMs / 1000).toFixed(1)}s`);
+  if (s.frontier.length) out(`next wave: ${s.frontier.join(', ')}`);
+  if (s.inFlight.length) out(`in flight: ${s.inFlight.join(', ')}`);
+  for (const [group, n] of Object.entries(s.iterations)) out(`loop ${group}: ${n}`);
+  const u = s.usage;
+  out(`usage: ${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out), $${u.costUsd.toFixed(4)}, ${u.agentCalls} agent calls, ${u.judgeCalls} judge calls`);
+  if (s.goal) out(`goal: ${s.goal.status}, turn ${s.goal.turnCount}/${s.goal.maxTurns}, ${(s.goal.elapsedMs / 1000).toFixed(0)}s`);
+  for (const r of s.pending) out(RUN_TEXT.awaiting(s.workflowId, r));
+  for (const [agent, r] of Object.entries(s.latest)) out(`  ${agent} ×${r.count} #${r.hash}: ${r.preview.replace(/\s+/g, ' ').slice(0, 100)}`);
+  for (const w of s.warnings) out(RUN_TEXT.warning(w));
+}
+
+/** `troupe status`. */
+export async function status(args: ParsedArgs): Promise<number> {
+  return withRun(args.positionals[0], async (handle) => {
+    const s = await queryStatus(handle);
+    if (booleanFlag(args, 'json')) out(JSON.stringify(s));
+    else printStatus(s);
+    return 0;
+  });
+}
+
+/** `troupe result` (waits for the run to finish). */
+export async function result(args: ParsedArgs): Promise<number> {
+  return withRun(args.positionals[0], async (handle) => {
+    const r = await waitResult(handle);
+    if (booleanFlag(args, 'json')) out(JSON.stringify(r));
+    else printResult(r, out);
+    return exitCodeOf(r);
+  });
+}
+
+/** `troupe transcript`. */
+export async function transcript(args: ParsedArgs): Promise<number> {
+  return withRun(args.positionals[0], async (handle) => {
+    const steps = await queryTranscript(handle);
+    if (booleanFlag(args, 'json')) {
+      out(JSON.stringify(steps));
+      return 0;
+    }
+    for (const s of steps) {
+      out(`#${s.step} [round ${s.round} · wave ${s.wave}] ${s.agent}${s.kind && s.kind !== 'agent' ? ` (${s.kind})` : ''} #${s.hash} ${s.promptTokens}+${s.completionTokens} tok`);
+      out(s.text.split('\n').map((l) => `    ${l}`).join('\n'));
+    }
+    return 0;
+  });
+}

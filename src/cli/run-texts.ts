@@ -1,0 +1,40 @@
+/** User-visible texts of the run-time CLI commands (run, worker, status, signals, dev; SPEC §9). */
+import type { PendingRequest } from '../core/run/hitl';
+
+export const RUN_TEXT = {
+  noTask: (file: string) => `no task: pass --task "..." or set task: in ${file}`,
+  cannotConnect: (address: string, message: string) =>
+    `cannot reach Temporal at ${address}: ${message}\n` +
+    'Start a local server with `npm run demo` / `troupe dev`, or `temporal server start-dev`, or set TEMPORAL_ADDRESS.',
+  started: (id: string, queue: string) => `started run ${id} on task queue ${queue}`,
+  detached: (id: string) => `follow it with: troupe status ${id}  ·  troupe result ${id}`,
+  notFound: (id: string) => `no run with id ${id}`,
+  step: (round: number, wave: number, agent: string, tokens: number, hash: string, preview: string) =>
+    `  [round ${round} · wave ${wave}] ${agent} (${tokens} tok, #${hash}) ${preview}`,
+  paused: (id: string) => `  ⏸ paused — resume with: troupe resume ${id}`,
+  running: '  ▶ running',
+  awaiting: (id: string, r: PendingRequest) => {
+    const who = r.agent ? `${r.agent} ` : '';
+    const lines = [`  ✋ waiting for a human: ${r.id} (${r.kind}) ${who}— ${r.summary}`];
+    if (r.kind === 'clarification') lines.push(`     answer:  troupe answer ${id} "<your answer>" --request ${r.id}`);
+    lines.push(`     approve: troupe approve ${id} --request ${r.id} [--note "..."]`);
+    lines.push(`     reject:  troupe reject ${id} --request ${r.id} --reason "..."`);
+    return lines.join('\n');
+  },
+  warning: (text: string) => `  ⚠ ${text}`,
+  workerStarted: (address: string, namespace: string, queue: string) =>
+    `troupe worker polling task queue "${queue}" on ${address} (namespace ${namespace}); Ctrl+C to stop`,
+  workerStopping: 'troupe worker: shutting down after in-flight work…',
+  sent: (what: string, id: string) => `sent ${what} to ${id}`,
+  noPending: (id: string) => `run ${id} has no pending request`,
+  choosePending: (id: string, ids: string[]) =>
+    `run ${id} has ${ids.length} pending requests (${ids.join(', ')}); name one with --request`,
+  notPending: (id: string, request: string, ids: string[]) =>
+    `request ${request} is not pending on run ${id} (pending: ${ids.length ? ids.join(', ') : 'none'})`,
+  badPayload: (message: string) => `--payload must be JSON: ${message}`,
+  badSignalType: (type: string) => `signal type "${type}" must match [a-z][a-z0-9_]*`,
+  needReason: '--reason is required for reject',
+  cancelled: (id: string) => `cancellation requested for ${id}`,
+  uiLink: (ui: string, namespace: string, id: string) =>
+    `Web UI: ${ui}/namespaces/${namespace}/workflows/${encodeURIComponent(id)}`,
+} as const;

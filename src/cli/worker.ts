@@ -1,0 +1,30 @@
+/**
+ * `troupe worker [--plugins file]` (SPEC §9): run a worker until SIGINT/SIGTERM, then shut down
+ * gracefully.
+ */
+import { settingsFromEnv } from '../settings';
+import { createWorker } from '../worker';
+import { stringFlag, type ParsedArgs } from './args';
+import { err, out } from './io';
+import { RUN_TEXT } from './run-texts';
+
+/** Run the command. */
+export async function run(args: ParsedArgs): Promise<number> {
+  const settings = settingsFromEnv();
+  let worker;
+  try {
+    worker = await createWorker({ plugins: stringFlag(args, 'plugins') });
+  } catch (e) {
+    err(RUN_TEXT.cannotConnect(settings.address, (e as Error).message));
+    return 1;
+  }
+  const stop = () => {
+    err(RUN_TEXT.workerStopping);
+    worker.shutdown();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  out(RUN_TEXT.workerStarted(settings.address, settings.namespace, settings.taskQueue));
+  await worker.run();
+  return 0;
+}

@@ -1,0 +1,26 @@
+/**
+ * Reads a role.yaml from disk and loads it (SPEC §3): the Node-side wrapper of the pure
+ * `loadRoleConfig`. A file that cannot be read is reported like any other config error.
+ */
+import * as fs from 'node:fs';
+import { loadRoleConfig, type LoadResult } from './core/config/load';
+import { CONFIG_MESSAGES } from './core/config/messages';
+
+const READ_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EISDIR: 'it is a directory',
+  EACCES: 'permission denied',
+};
+
+/** Read and load `file`; the issues name the file as given. Never throws. */
+export function loadRoleFile(file: string): LoadResult {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    const message = CONFIG_MESSAGES.readFile(READ_ERRORS[code] ?? (e as Error).message);
+    return { errors: [{ file, line: 0, col: 0, path: '', message }], warnings: [] };
+  }
+  return loadRoleConfig(text, file);
+}

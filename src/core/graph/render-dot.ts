@@ -1,0 +1,45 @@
+/**
+ * Graphviz DOT of a compiled graph: exit edges dashed into a `parent (orchestrator)` node, back
+ * edges bold and marked ↺, `when` guards in the labels, loop groups as clusters titled with their
+ * id and the hard cap. Pure.
+ */
+import { backEdgeSet, edgeText, nodeIds, RENDER_TEXT } from './render-labels';
+import { PARENT, type CompiledGraph } from './types';
+
+function q(text: string): string {
+  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
+}
+
+/** Render `graph` as a DOT `digraph`. */
+export function renderDot(graph: CompiledGraph): string {
+  const ids = nodeIds(graph);
+  const id = (n: string) => (n === PARENT ? PARENT : ids.get(n)!);
+  const back = backEdgeSet(graph);
+  const lines = [
+    `digraph ${q(graph.name)} {`,
+    '  rankdir=TB;',
+    '  node [shape=box, style=rounded];',
+    `  ${PARENT} [label=${q(RENDER_TEXT.parent)}, shape=ellipse, style=filled, fillcolor="#eeeeee"];`,
+  ];
+  const grouped = new Set<string>();
+  graph.loopGroups.forEach((g, i) => {
+    lines.push(`  subgraph cluster_loop${i} {`, `    label=${q(RENDER_TEXT.loopTitle(g, graph.maxIterations))};`, '    style=dashed;');
+    for (const n of g.nodes) {
+      lines.push(`    ${id(n)} [label=${q(n)}];`);
+      grouped.add(n);
+    }
+    lines.push('  }');
+  });
+  for (const n of graph.nodes) if (!grouped.has(n)) lines.push(`  ${id(n)} [label=${q(n)}];`);
+  graph.edges.forEach((e, i) => {
+    const isBack = back.has(i);
+    const attrs: string[] = [];
+    const text = edgeText(e, isBack);
+    if (text) attrs.push(`label=${q(text)}`);
+    if (e.exit) attrs.push('style=dashed');
+    if (isBack) attrs.push('style=bold', 'color="#1f6feb"');
+    lines.push(`  ${id(e.from)} -> ${id(e.to)}${attrs.length ? ` [${attrs.join(', ')}]` : ''};`);
+  });
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}

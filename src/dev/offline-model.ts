@@ -1,0 +1,119 @@
+/**
+ * Serves troupe's built-in offline model over the OpenAI chat-completions HTTP API on localhost, so
+ * the demo exercises the real agent activities (the `openai` package, HTTP, retries) with no API
+ * key. The replies themselves come from `offline-replies.ts`.
+ */
+import * as http from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { TROUPE_HEADERS } from '../core/run/llm-types';
+import { OFFLINE_TEXTS, offlineReply, type OfflineKind, type OfflineRequest } from './offline-replies';
+
+/** A running offline model; `url` is the base URL for `OPENAI_BASE_URL` (ends in `/v1`). */
+export interface OfflineModel {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startOfflineModel}. */
+export interface OfflineModelOptions {
+  /** Default: a free port. */
+  port?: number;
+  /** Default `127.0.0.1`; the model never listens beyond localhost unless asked. */
+  host?: string;
+}
+
+const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
+
+function header(req: http.IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function text(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content.map((p) => (p && typeof p === 'object' && 'text' in p ? String(p.text) : '')).join('');
+  }
+  return '';
+}
+
+function tokens(chars: number): number {
+  return Math.max(1, Math.ceil(chars / 4));
+}
+
+/** Starts the offline model on localhost. */
+export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise<OfflineModel> {
+  let seq = 0;
+  const server = http.createServer((req, res) => {
+    const n = ++seq;
+    const send = (status: number, body: unknown) => {
+      const payload = JSON.stringify(body);
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(payload),
+        'x-request-id': `offline_${n}`,
+      });
+      res.end(payload);
+    };
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = new URL(req.url ?? '/', 'http://offline').pathname;
+      if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
+        return send(200, { object: 'list', data: [{ id: OFFLINE_TEXTS.modelName, object: 'model', owned_by: 'troupe' }] });
+      }
+      if (req.method !== 'POST' || !CHAT_PATHS.has(path)) {
+        return send(404, apiError(`${OFFLINE_TEXTS.label} no route ${req.method} ${path}`));
+      }
+      let body: Record<string, any>;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+      } catch {
+        return send(400, apiError(`${OFFLINE_TEXTS.label} request body is not JSON`));
+      }
+      const rawKind = header(req, TROUPE_HEADERS.kind);
+      const kind: OfflineKind = rawKind === 'judge' || rawKind === 'compaction' ? rawKind : 'agent';
+      const messages = Array.isArray(body.messages)
+        ? body.messages.map((m: { role?: unknown; content?: unknown }) => ({ role: String(m?.role ?? ''), content: text(m?.content) }))
+        : [];
+      const request: OfflineRequest = {
+        agent: header(req, TROUPE_HEADERS.agent),
+        kind,
+        messages,
+        responseFormat: body.response_format,
+      };
+      const content = offlineReply(request);
+      const promptChars = messages.reduce((sum: number, m: { content: string }) => sum + m.content.length, 0);
+      const usage = { prompt_tokens: tokens(promptChars), completion_tokens: tokens(content.length) };
+      send(200, {
+        id: `chatcmpl-offline-${n}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: typeof body.model === 'string' && body.model ? body.model : OFFLINE_TEXTS.modelName,
+        system_fingerprint: OFFLINE_TEXTS.modelName,
+        choices: [
+          { index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null },
+        ],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      });
+    });
+  });
+  server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
+  await once(server, 'listening');
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}/v1`,
+    port,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function apiError(message: string) {
+  return { error: { message, type: 'invalid_request_error', param: null, code: null } };
+}
