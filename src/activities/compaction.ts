@@ -5,11 +5,9 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type OpenAI from 'openai';
-import { FAILURE_TYPES, type CompactionInput, type CompactionResult } from '../core/run/llm-types';
+import { cutToTokens, estimateMessagesTokens, fitTexts } from '../core/run/context';
+import { FAILURE_TYPES, type ChatMessage, type CompactionInput, type CompactionResult } from '../core/run/llm-types';
 import { chatCompletion, openCallScope } from './llm';
-
-/** Characters per token assumed when bounding a summary whose endpoint ignored `max_tokens`. */
-export const SUMMARY_CHARS_PER_TOKEN = 4;
 
 /** The compaction prompts and failure texts, kept together so tests pin them. */
 export const COMPACTION_TEXTS = {
@@ -36,10 +34,7 @@ export function makeCompactTranscript(clientFor: (input: CompactionInput) => Ope
         model: input.model.name,
         temperature: 0,
         max_tokens: input.maxSummaryTokens,
-        messages: [
-          { role: 'system', content: COMPACTION_TEXTS.system(input.agent, input.maxSummaryTokens) },
-          { role: 'user', content: COMPACTION_TEXTS.user(input.summary, input.entries) },
-        ],
+        messages: compactionMessages(input),
       },
       scope,
     );
@@ -52,10 +47,21 @@ export function makeCompactTranscript(clientFor: (input: CompactionInput) => Ope
         details: [{ kind: 'compaction', message, ...(response.requestId ? { requestId: response.requestId } : {}) }],
       });
     }
-    return { summary: boundChars(summary, input.maxSummaryTokens * SUMMARY_CHARS_PER_TOKEN), usage: response.usage };
+    return { summary: cutToTokens(summary, input.maxSummaryTokens), usage: response.usage };
   };
 }
 
-function boundChars(text: string, maxChars: number): string {
-  return text.length <= maxChars ? text : Array.from(text).slice(0, maxChars).join('');
+/**
+ * The compaction request's messages. With a `context_window`, the entries are cut (longest first) so
+ * that the request plus the summary it asks for fits the same window as the agent's own prompts.
+ */
+export function compactionMessages(input: Pick<CompactionInput, 'agent' | 'model' | 'summary' | 'entries' | 'maxSummaryTokens'>): ChatMessage[] {
+  const build = (entries: string[]): ChatMessage[] => [
+    { role: 'system', content: COMPACTION_TEXTS.system(input.agent, input.maxSummaryTokens) },
+    { role: 'user', content: COMPACTION_TEXTS.user(input.summary, entries) },
+  ];
+  const window = input.model.contextWindow;
+  if (window === undefined) return build(input.entries);
+  const fits = (entries: string[]) => estimateMessagesTokens(build(entries)) + input.maxSummaryTokens <= window;
+  return build(fitTexts(input.entries, fits) ?? input.entries);
 }

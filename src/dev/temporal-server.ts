@@ -42,6 +42,8 @@ export interface DevServerOptions {
   dynamicConfig?: Record<string, DynamicConfigValue>;
   /** Receives each line the server prints (default: dropped, kept for error messages). */
   log?: (line: string) => void;
+  /** Receives the CLI-provisioning script's progress lines (default: `log`). */
+  cliLog?: (line: string) => void;
   /** Path of the `temporal` binary; default `TEMPORAL_CLI` or the provisioning script. */
   cliPath?: string;
   /** Namespace to wait for (created automatically when not `default`). Default `default`. */
@@ -68,24 +70,28 @@ export interface DevServer {
 
 /**
  * Resolves the `temporal` CLI: `TEMPORAL_CLI` as given, else the path printed by
- * `scripts/get-temporal-cli.sh` (which may install it; its log goes to `onLog`).
+ * `scripts/get-temporal-cli.sh`, which may install it (minutes on a fresh machine); its log lines
+ * are streamed to `onLog` as they come.
  */
-export async function findTemporalCli(onLog?: (line: string) => void): Promise<string> {
+export function findTemporalCli(onLog?: (line: string) => void): Promise<string> {
   const fromEnv = process.env.TEMPORAL_CLI;
-  if (fromEnv) return fromEnv;
-  try {
-    const { stdout, stderr } = await execFileAsync('bash', [GET_TEMPORAL_CLI_SCRIPT], {
-      maxBuffer: 16 * 1024 * 1024,
-      timeout: 60 * 60 * 1000,
+  if (fromEnv) return Promise.resolve(fromEnv);
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [GET_TEMPORAL_CLI_SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    const log: string[] = [];
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    pipeStream(child.stderr, (line) => {
+      log.push(line);
+      onLog?.(line);
     });
-    if (onLog) stderr.split('\n').filter(Boolean).forEach(onLog);
-    const cli = stdout.trim().split('\n').pop();
-    if (!cli) throw new Error('the script printed no path');
-    return cli;
-  } catch (err) {
-    const e = err as { stderr?: string; message?: string };
-    throw new Error(DEV_SERVER_MESSAGES.noCli((e.stderr || e.message || String(err)).trim()));
-  }
+    child.once('error', (e) => reject(new Error(DEV_SERVER_MESSAGES.noCli(e.message))));
+    child.once('close', (code) => {
+      const cli = stdout.trim().split('\n').pop();
+      if (code === 0 && cli) resolve(cli);
+      else reject(new Error(DEV_SERVER_MESSAGES.noCli(log.join('\n') || `exit code ${code}`)));
+    });
+  });
 }
 
 /** Returns `temporal --version` of the given binary (one line). */
@@ -133,7 +139,7 @@ export function devServerArgs(o: {
  * taken in the meantime), it retries with new ports up to 3 times.
  */
 export async function startDevServer(opts: DevServerOptions = {}): Promise<DevServer> {
-  const cliPath = opts.cliPath ?? (await findTemporalCli(opts.log));
+  const cliPath = opts.cliPath ?? (await findTemporalCli(opts.cliLog ?? opts.log));
   const version = await temporalCliVersion(cliPath);
   const attempts = opts.port === undefined ? 3 : 1;
   let lastError: unknown;
@@ -265,17 +271,20 @@ async function waitUntilReady(
 }
 
 function pipeLines(child: ChildProcess, onLine: (line: string) => void): void {
-  for (const stream of [child.stdout, child.stderr]) {
-    let buf = '';
-    stream?.setEncoding('utf8');
-    stream?.on('data', (chunk: string) => {
-      buf += chunk;
-      const lines = buf.split('\n');
-      buf = lines.pop() ?? '';
-      lines.filter((l) => l.trim()).forEach(onLine);
-    });
-    stream?.on('end', () => {
-      if (buf.trim()) onLine(buf);
-    });
-  }
+  if (child.stdout) pipeStream(child.stdout, onLine);
+  if (child.stderr) pipeStream(child.stderr, onLine);
+}
+
+function pipeStream(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let buf = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buf += chunk;
+    const lines = buf.split('\n');
+    buf = lines.pop() ?? '';
+    lines.filter((l) => l.trim()).forEach(onLine);
+  });
+  stream.on('end', () => {
+    if (buf.trim()) onLine(buf);
+  });
 }

@@ -6,7 +6,7 @@
 import { isCancellation } from '@temporalio/workflow';
 import { captureResult, normalizeResult } from '../core/run/result';
 import { hashResult } from '../core/hash';
-import { checkBudget, recordCall } from '../core/run/budget';
+import { checkWaveBudget, recordCall } from '../core/run/budget';
 import { applyGoalEvents, goalRunStatus, type GoalEvent } from '../core/run/goal';
 import { capText, TEXT_CAP_BYTES } from '../core/run/context';
 import { openRequest, HITL_SIGNAL_TYPES } from '../core/run/requests';
@@ -182,9 +182,12 @@ export async function judgeWave(run: Run, agents: string[]): Promise<void> {
   );
 }
 
-/** The end a budget imposes now, if any (§8). */
-export function budgetEnd(state: RunState, run: Run): RunEnd | undefined {
-  const stop = checkBudget(run.graph.budget, state.usage, activeMs(state, Date.now()));
+/**
+ * The end a budget imposes now, if any (§8). With `waveSize` (the pre-wave check), a wave that would
+ * take the agent calls past `max_agent_calls` is refused too.
+ */
+export function budgetEnd(state: RunState, run: Run, waveSize = 0): RunEnd | undefined {
+  const stop = checkWaveBudget(run.graph.budget, state.usage, activeMs(state, Date.now()), waveSize);
   return stop ? { status: 'budget_exceeded', reason: stop.reason, reasonText: stop.reasonText } : undefined;
 }
 
@@ -203,7 +206,8 @@ function applyWaveGoalEvents(state: RunState, events: Array<{ agent: string; eve
 
 /**
  * Process a finished wave: record, judge, route, count, then decide. `outcomes` are in wave order.
- * On `continue`, `state.frontier` holds the next wave.
+ * On `continue`, `state.frontier` holds the next wave. A `stop` received meanwhile skips the judge
+ * (no new LLM call) and ends `cancelled/user_stop` whatever else holds (§11.6).
  */
 export async function processWave(run: Run, outcomes: AgentOutcome[]): Promise<WaveVerdict> {
   const { state, graph } = run;
@@ -212,7 +216,7 @@ export async function processWave(run: Run, outcomes: AgentOutcome[]): Promise<W
     state,
     recorded.flatMap((r) => r.goalEvents.map((event) => ({ agent: r.agent, event }))),
   );
-  await judgeWave(run, recorded.map((r) => r.agent));
+  if (!state.stop) await judgeWave(run, recorded.map((r) => r.agent));
 
   const heldAgents = new Set(state.held.map((h) => h.agent));
   const view = terminationView(state, Date.now());
@@ -226,6 +230,9 @@ export async function processWave(run: Run, outcomes: AgentOutcome[]): Promise<W
   for (const agent of routing.deadEnds) warn(state, TEXTS.deadEnd(agent, state.round.round));
   state.frontier = mergeWaves(state.frontier, routing.next);
 
+  if (state.stop) {
+    return { kind: 'round_over', end: { status: 'cancelled', reason: 'user_stop', reasonText: TEXTS.userStop(state.stop.reason) } };
+  }
   const candidates: Array<RunEnd & { priority: number }> = [];
   if (goal) candidates.push({ ...goal, priority: goal.reason === 'goal_completed' ? 0 : 1 });
   const stop = evaluateTermination(graph.termination, terminationView(state, Date.now()));

@@ -75,8 +75,8 @@ function createRunState(graph: CompiledGraph, task: string, workflowId: string, 
   };
   if (state.goal) {
     const block = goalFrameworkBlock(state.goal);
-    for (const agent of graph.entry) {
-      if (graph.agents[agent]?.tools.includes('goal')) addNote(state, agent, { kind: 'goal_framework', text: block });
+    for (const [name, agent] of Object.entries(graph.agents)) {
+      if (agent.tools.includes('goal')) addNote(state, name, { kind: 'goal_framework', text: block });
     }
   }
   return state;
@@ -105,7 +105,7 @@ async function runRound(run: Run, input: RunInput): Promise<RunEnd> {
     }
     const pre = evaluateTermination(graph.termination, terminationView(state, Date.now()));
     if (pre) return { status: pre.status, reason: pre.reason, reasonText: pre.reasonText };
-    const budget = budgetEnd(state, run);
+    const budget = budgetEnd(state, run, state.frontier.length);
     if (budget) return budget;
     await maybeContinueAsNew(run, input);
 

@@ -19,6 +19,7 @@ export default async function globalSetup(): Promise<void> {
   }
   const server = await startDevServer({
     headless: true,
+    cliLog: (line) => process.stderr.write(`${line}\n`),
     log: process.env.TROUPE_TEST_SERVER_LOG ? (line) => process.stderr.write(`[temporal] ${line}\n`) : undefined,
   });
   (globalThis as Record<string, unknown>)[GLOBAL_SERVER_KEY] = server;

@@ -93,6 +93,8 @@ export const BUDGET_TEXTS = {
   money: (limit: number, spent: number, calls: number) =>
     `money budget ${usdLimitText(limit)} reached (${usdSpentText(spent)} spent after ${plural(calls, 'agent call')})`,
   turns: (limit: number, calls: number) => `agent call budget ${limit} reached (${plural(calls, 'agent call')} dispatched)`,
+  turnsWave: (limit: number, calls: number, waveSize: number) =>
+    `agent call budget ${limit} would be exceeded: the next wave needs ${plural(waveSize, 'agent call')} but only ${limit - calls} of ${limit} remain${limit - calls === 1 ? 's' : ''} (${plural(calls, 'agent call')} dispatched)`,
   duration: (limitMs: number, activeMs: number, calls: number) =>
     `duration budget ${secondsSpentText(limitMs)} reached (${secondsSpentText(activeMs)} of active time after ${plural(calls, 'agent call')})`,
   hints: {
@@ -223,6 +225,31 @@ export function checkBudget(budget: CompiledBudget, ledger: UsageLedger, activeM
     return mk('duration_budget_exceeded', BUDGET_TEXTS.duration(d, activeMs, calls), d, activeMs);
   }
   return null;
+}
+
+/**
+ * The check before a wave of `waveSize` dispatches (§8, §11.7): `checkBudget`, and also a wave that
+ * would take the agent calls past `max_agent_calls`. Such a wave is refused whole (`max_turns_exceeded`)
+ * rather than cut, since a partial wave would route differently; so the limit is never exceeded.
+ */
+export function checkWaveBudget(
+  budget: CompiledBudget,
+  ledger: UsageLedger,
+  activeMs: number,
+  waveSize: number,
+): BudgetStop | null {
+  const crossed = checkBudget(budget, ledger, activeMs);
+  if (crossed) return crossed;
+  const limit = budget.maxAgentCalls;
+  const calls = ledger.agentCalls;
+  if (limit === undefined || calls + waveSize <= limit) return null;
+  return {
+    reason: 'max_turns_exceeded',
+    reasonText: BUDGET_TEXTS.turnsWave(limit, calls, waveSize),
+    status: 'budget_exceeded',
+    limit,
+    used: calls,
+  };
 }
 
 /** Active milliseconds left before `max_duration_ms` (for its durable timer), or undefined when unset. */

@@ -89,6 +89,41 @@ export function capText(text: string, maxBytes: number): string {
   return kept === 0 ? marker : `${text.slice(0, end)}\n${marker}`;
 }
 
+/** The longest prefix of `text` (whole code points) whose `estimateTokens` is at most `maxTokens`. */
+export function cutToTokens(text: string, maxTokens: number): string {
+  if (estimateTokens(text) <= maxTokens) return text;
+  let ascii = 0;
+  let other = 0;
+  let end = 0;
+  for (const ch of text) {
+    const isAscii = (ch.codePointAt(0) ?? 0) < 0x80;
+    if (Math.ceil((ascii + (isAscii ? 1 : 0)) / 4) + other + (isAscii ? 0 : 1) > maxTokens) break;
+    if (isAscii) ascii += 1;
+    else other += 1;
+    end += ch.length;
+  }
+  return text.slice(0, end);
+}
+
+/**
+ * Cuts the longest texts to a common UTF-8 level (each cut one ending in the truncation marker), as
+ * little as possible, so that `fits` holds; the texts themselves when they already fit, undefined when
+ * even the markers alone do not. Keeps a compaction request inside the model's context window.
+ */
+export function fitTexts(texts: string[], fits: (texts: string[]) => boolean): string[] | undefined {
+  if (fits(texts)) return texts;
+  const at = (level: number): string[] => texts.map((t) => capText(t, level));
+  let lo = 0;
+  let hi = Math.max(0, ...texts.map(utf8ByteLength));
+  if (!fits(at(lo))) return undefined;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(at(mid))) lo = mid;
+    else hi = mid - 1;
+  }
+  return at(lo);
+}
+
 /** The outcome of fitting one agent input: the trimmed input and what was dropped from it. */
 export interface ContextPlan {
   /** The input trimmed to the bounds (and to the window when one was given). */

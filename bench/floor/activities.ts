@@ -1,0 +1,31 @@
+/**
+ * Activities of the floor workflow (bench-only): one recorded chat-completions request per call,
+ * through the same client as troupe, optionally heartbeating first as troupe's LLM activity does.
+ * They isolate Temporal's own per-step cost from troupe's workflow and activity code.
+ */
+import { Context } from '@temporalio/activity';
+import { benchClient, directChat } from '../lib/direct';
+import type { RecordedRequest } from '../lib/stub-client';
+
+/** Input of one floor step. */
+export interface FloorCallInput {
+  step: number;
+  heartbeat: boolean;
+}
+
+/** Creates the floor activities; `bodies` are the requests replayed in order (cycled). */
+export function createFloorActivities(baseUrl: string, bodies: () => RecordedRequest[]) {
+  const client = benchClient(baseUrl);
+  return {
+    async floorCall(input: FloorCallInput): Promise<number> {
+      if (input.heartbeat) Context.current().heartbeat();
+      const all = bodies();
+      const { agent, body } = all[input.step % all.length];
+      const text = await directChat(client, body, agent);
+      return text.length;
+    },
+  };
+}
+
+/** The floor activity interface, for `import type` in the floor workflow. */
+export type FloorActivities = ReturnType<typeof createFloorActivities>;

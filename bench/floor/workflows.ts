@@ -1,0 +1,44 @@
+/**
+ * The floor workflow (bench-only, bundled apart from troupe): N sequential steps of one tiny
+ * activity, as a regular activity (with or without troupe's heartbeat options) or a local
+ * activity. The difference between it and troupe's review loop is troupe's own cost per step.
+ */
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { FloorActivities } from './activities';
+
+/** How each floor step runs. */
+export type FloorMode = 'activity' | 'activity-heartbeat' | 'local-activity';
+
+/** Input of {@link floorLoop}. */
+export interface FloorInput {
+  steps: number;
+  mode: FloorMode;
+}
+
+const retry = { maximumAttempts: 3, initialInterval: '1s' };
+const plain = proxyActivities<FloorActivities>({ startToCloseTimeout: '30s', retry });
+const beating = proxyActivities<FloorActivities>({ startToCloseTimeout: '30s', heartbeatTimeout: '5s', retry });
+const local = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '30s', retry });
+
+/** Runs `steps` sequential floor calls; returns the total reply length. */
+export async function floorLoop(input: FloorInput): Promise<number> {
+  let total = 0;
+  for (let step = 0; step < input.steps; step++) {
+    switch (input.mode) {
+      case 'activity':
+        total += await plain.floorCall({ step, heartbeat: false });
+        break;
+      case 'activity-heartbeat':
+        total += await beating.floorCall({ step, heartbeat: true });
+        break;
+      case 'local-activity':
+        total += await local.floorCall({ step, heartbeat: false });
+        break;
+      default: {
+        const never: never = input.mode;
+        throw new Error(`unknown floor mode ${String(never)}`);
+      }
+    }
+  }
+  return total;
+}

@@ -1,0 +1,71 @@
+/**
+ * Per-process CPU time and memory from /proc (Linux), so each benchmark can say how many CPU-ms
+ * the Temporal server, the worker process and the stub LLM spent per step. Elsewhere it reports
+ * nothing rather than guessing.
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+
+let clockTicks: number | undefined;
+
+function ticksPerSecond(): number {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** User + system CPU ms of a process (all its threads), or undefined when /proc is unreadable. */
+export function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const utime = Number(fields[11]);
+    const stime = Number(fields[12]);
+    return ((utime + stime) * 1000) / ticksPerSecond();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resident and peak-resident memory of a process in MiB, from /proc/<pid>/status. */
+export function memoryMiB(pid: number): { rss?: number; peak?: number } {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key: string) => {
+      const m = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status);
+      return m ? Number(m[1]) / 1024 : undefined;
+    };
+    return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  } catch {
+    return {};
+  }
+}
+
+/** The processes a benchmark watches, by role. */
+export type ProcessRoles = Record<string, number>;
+
+/** CPU ms each watched process spent between `start()` and `stop()`. */
+export interface CpuMeter {
+  stop(): Record<string, number | undefined>;
+}
+
+/** Starts metering the CPU time of each process in `roles`. */
+export function meterCpu(roles: ProcessRoles): CpuMeter {
+  const before = Object.fromEntries(Object.entries(roles).map(([role, pid]) => [role, cpuMs(pid)]));
+  return {
+    stop() {
+      return Object.fromEntries(
+        Object.entries(roles).map(([role, pid]) => {
+          const a = before[role];
+          const b = cpuMs(pid);
+          return [role, a === undefined || b === undefined ? undefined : b - a];
+        }),
+      );
+    },
+  };
+}

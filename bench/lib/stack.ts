@@ -1,0 +1,140 @@
+/**
+ * One benchmark stack: a real Temporal dev server (in memory, headless), a client, the production
+ * troupe worker (createWorker, prebuilt bundle) and a worker for the bench-only floor workflow, all
+ * pointed at the stub LLM. Benchmarks start runs through it and read their histories.
+ */
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
+import { loadRoleConfig, formatIssue } from '../../src/core/config/load';
+import type { CompiledGraph } from '../../src/core/graph/types';
+import type { RunResult } from '../../src/core/run/run-result';
+import { startDevServer, type DevServer, type DynamicConfigValue } from '../../src/dev/temporal-server';
+import { bundleWorkflows, createWorker } from '../../src/worker';
+import { WORKFLOW_TYPE } from '../../src/workflows/definitions';
+import { createFloorActivities } from '../floor/activities';
+import type { FloorInput } from '../floor/workflows';
+import type { RecordedRequest } from './stub-client';
+
+/** The two workflow bundles, built once per suite (webpack is the slow part of a worker start). */
+export interface Bundles {
+  troupe: WorkflowBundleWithSourceMap;
+  floor: WorkflowBundleWithSourceMap;
+  troupeMs: number;
+  floorMs: number;
+}
+
+let runtimeInstalled = false;
+
+/** Installs the SDK runtime once with a WARN logger so worker chatter stays out of the report. */
+export function installRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+}
+
+/** Bundles troupe's workflows (as the worker does) and the floor workflow, timing each. */
+export async function buildBundles(): Promise<Bundles> {
+  const t0 = performance.now();
+  const troupe = await bundleWorkflows();
+  const t1 = performance.now();
+  const floor = await bundleWorkflowCode({
+    workflowsPath: path.join(__dirname, '..', 'floor', 'workflows.ts'),
+    logger: new DefaultLogger('WARN'),
+  });
+  const t2 = performance.now();
+  return { troupe, floor, troupeMs: t1 - t0, floorMs: t2 - t1 };
+}
+
+/** Compiles a role.yaml text; throws with every located error. */
+export function compileYaml(yaml: string): CompiledGraph {
+  const loaded = loadRoleConfig(yaml, 'bench.yaml');
+  if (loaded.errors.length > 0 || !loaded.graph) {
+    throw new Error(`invalid bench config:\n${loaded.errors.map(formatIssue).join('\n')}`);
+  }
+  return loaded.graph;
+}
+
+/** Options of {@link startStack}. */
+export interface StackOptions {
+  name: string;
+  bundles: Bundles;
+  stubUrl: string;
+  /** Requests the floor activity replays (filled in after the first troupe run). */
+  floorRequests: () => RecordedRequest[];
+  dynamicConfig?: Record<string, DynamicConfigValue>;
+}
+
+/** A running stack; `close()` stops the workers, the connections and the server. */
+export interface Stack {
+  name: string;
+  server: DevServer;
+  client: Client;
+  /** Start a troupe run of a compiled graph. */
+  startTroupe(graph: CompiledGraph, task: string): Promise<WorkflowHandle>;
+  /** Start a floor run. */
+  startFloor(input: FloorInput): Promise<WorkflowHandle>;
+  /** Result of a troupe run. */
+  result(handle: WorkflowHandle): Promise<RunResult>;
+  close(): Promise<void>;
+}
+
+/** Starts a dev server and both workers; resolves once the workers run. */
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  installRuntime();
+  const server = await startDevServer({ headless: true, dynamicConfig: opts.dynamicConfig });
+  const native = await NativeConnection.connect({ address: server.address });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+  const troupeQueue = `bench-troupe-${randomUUID().slice(0, 8)}`;
+  const floorQueue = `bench-floor-${randomUUID().slice(0, 8)}`;
+  const troupeWorker = await createWorker({
+    address: server.address,
+    namespace: server.namespace,
+    taskQueue: troupeQueue,
+    connection: native,
+    workflowBundle: opts.bundles.troupe,
+    llm: { baseUrl: opts.stubUrl, apiKey: 'bench-key', env: {} },
+  });
+  const floorWorker = await Worker.create({
+    connection: native,
+    namespace: server.namespace,
+    taskQueue: floorQueue,
+    workflowBundle: opts.bundles.floor,
+    activities: createFloorActivities(opts.stubUrl, opts.floorRequests),
+    maxHeartbeatThrottleInterval: '500ms',
+    defaultHeartbeatThrottleInterval: '500ms',
+  });
+  const running = [troupeWorker.run(), floorWorker.run()];
+  const id = (prefix: string) => `${prefix}-${randomUUID()}`;
+  return {
+    name: opts.name,
+    server,
+    client,
+    startTroupe: (graph, task) =>
+      client.workflow.start(WORKFLOW_TYPE, {
+        taskQueue: troupeQueue,
+        workflowId: id(graph.name),
+        args: [{ graph, task }],
+      }),
+    startFloor: (input) =>
+      client.workflow.start('floorLoop', { taskQueue: floorQueue, workflowId: id('floor'), args: [input] }),
+    result: (handle) => handle.result() as Promise<RunResult>,
+    async close() {
+      troupeWorker.shutdown();
+      floorWorker.shutdown();
+      await Promise.allSettled(running);
+      await native.close().catch(() => undefined);
+      await connection.close().catch(() => undefined);
+      await server.stop();
+    },
+  };
+}
