@@ -127,7 +127,7 @@ export async function followRun(
     done = true;
   });
   resultPromise.catch(() => undefined);
-  while (!done) {
+  const poll = async () => {
     try {
       const [status, steps] = await Promise.all([queryStatus(handle), queryTranscript(handle)]);
       for (const step of steps) {
@@ -150,7 +150,12 @@ export async function followRun(
     } catch {
       // queries fail briefly while a worker restarts; keep following
     }
+  };
+  while (!done) {
+    await poll();
     await Promise.race([resultPromise.catch(() => undefined), new Promise((r) => setTimeout(r, pollMs))]);
   }
+  // the run may finish between polls: report its last steps too
+  await poll();
   return resultPromise;
 }

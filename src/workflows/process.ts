@@ -8,7 +8,7 @@ import { captureResult, normalizeResult } from '../core/run/result';
 import { hashResult } from '../core/hash';
 import { checkWaveBudget, recordCall } from '../core/run/budget';
 import { applyGoalEvents, goalRunStatus, type GoalEvent } from '../core/run/goal';
-import { capText, TEXT_CAP_BYTES } from '../core/run/context';
+import { recapText, TEXT_CAP_BYTES } from '../core/run/context';
 import { openRequest, HITL_SIGNAL_TYPES } from '../core/run/requests';
 import { countBackEdges, hardCapReached, routeWave, type WaveItem } from '../core/run/routing';
 import {
@@ -64,7 +64,7 @@ export function recordResult(
   const { state, graph } = run;
   const { item, result } = outcome;
   const now = Date.now();
-  const captured = capText(captureResult(result.text), TEXT_CAP_BYTES);
+  const captured = recapText(captureResult(result.text), TEXT_CAP_BYTES);
   const normalized = normalizeResult(captured);
   const hash = hashResult(normalized);
   const round = state.round;
@@ -109,7 +109,7 @@ export function recordResult(
     },
     MAX_TRANSCRIPT,
   );
-  for (const w of result.warnings) warn(state, `${item.agent}: ${w}`);
+  for (const w of result.warnings) warn(state, w);
 
   const goalEvents: GoalEvent[] = [];
   for (const event of result.toolEvents) {

@@ -16,6 +16,7 @@ import { terminationView } from '../core/run/state';
 import type { RunEnd } from '../core/run/run-result';
 import { activitiesFor, type Run } from './context';
 import { failureEnd } from './failures';
+import { budgetEnd } from './process';
 import { TEXTS } from './texts';
 
 /** One agent's outcome in a wave. */
@@ -145,7 +146,8 @@ async function dispatchOne(run: Run, item: WaveItem, notes: AgentNote[], respons
 }
 
 /**
- * Dispatch a wave concurrently. The first agent failure cancels its siblings and ends the run;
+ * Dispatch a wave concurrently, unless a budget refuses it (nothing starts once a limit is reached, and
+ * `max_agent_calls` is never exceeded, §11.7). The first agent failure cancels its siblings and ends the run;
  * a `timeout_ms` timer on the active clock cancels in-flight work only if the whole termination
  * expression then holds (§11.2).
  */
@@ -155,6 +157,8 @@ export async function dispatchWave(
   options: { responseSchema?: Record<string, unknown>; notes?: Record<string, AgentNote[]> } = {},
 ): Promise<WaveOutcome> {
   const { state, graph } = run;
+  const refused = budgetEnd(state, run, items.length);
+  if (refused) return { kind: 'stopped', end: refused, outcomes: [] };
   const broadcast = state.broadcast;
   state.broadcast = [];
   const notesFor = items.map((item) => [...(options.notes?.[item.agent] ?? []), ...takeNotes(state, item.agent, broadcast)]);

@@ -70,12 +70,13 @@ export function estimateMessagesTokens(messages: ChatMessage[]): number {
 /**
  * Cuts a text to at most `maxBytes` UTF-8 bytes, marker included, at a code-point boundary, ending it
  * with a newline and `[troupe: truncated N bytes]`. A text that fits is returned unchanged; when even
- * the marker does not fit, the marker alone is returned.
+ * the marker does not fit, the marker alone is returned. `priorDroppedBytes` (an earlier cut of the
+ * same text) is added to N.
  */
-export function capText(text: string, maxBytes: number): string {
+export function capText(text: string, maxBytes: number, priorDroppedBytes = 0): string {
   const total = utf8ByteLength(text);
   if (total <= maxBytes) return text;
-  const markerBytes = 1 + truncationMarker(total).length;
+  const markerBytes = 1 + truncationMarker(total + priorDroppedBytes).length;
   const keepBudget = Math.max(0, maxBytes - markerBytes);
   let kept = 0;
   let end = 0;
@@ -85,8 +86,20 @@ export function capText(text: string, maxBytes: number): string {
     kept += size;
     end += ch.length;
   }
-  const marker = truncationMarker(total - kept);
+  const marker = truncationMarker(total - kept + priorDroppedBytes);
   return kept === 0 ? marker : `${text.slice(0, end)}\n${marker}`;
+}
+
+const TRAILING_MARKER = /\n?\[troupe: truncated (\d+) bytes\]$/;
+
+/**
+ * `capText` for a text that may already end in a truncation marker (the agent activity's 256 KiB
+ * cut): that marker is replaced, and the new one counts the bytes both cuts removed.
+ */
+export function recapText(text: string, maxBytes: number): string {
+  if (utf8ByteLength(text) <= maxBytes) return text;
+  const marker = TRAILING_MARKER.exec(text);
+  return marker ? capText(text.slice(0, marker.index), maxBytes, Number(marker[1])) : capText(text, maxBytes);
 }
 
 /** The longest prefix of `text` (whole code points) whose `estimateTokens` is at most `maxTokens`. */

@@ -1,0 +1,108 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { startHarness, type Harness } from '../helpers/runs';
+import { troupe } from '../helpers/cli';
+
+function writeConfig(yaml: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-cli-'));
+  const file = path.join(dir, 'role.yaml');
+  fs.writeFileSync(file, yaml);
+  return file;
+}
+
+const LOOP = (termination: string) => `
+name: cli-run
+task: "Write about tides"
+agents:
+  writer: { instructions: "Write." }
+  critic: { instructions: "Critique." }
+collaboration:
+  topology: review-loop
+  agents: [writer, critic]
+  termination:
+    any_of:
+${termination}
+`;
+
+describe('troupe run', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+    process.env.TROUPE_TASK_QUEUE = h.worker.taskQueue;
+  });
+  afterAll(async () => {
+    delete process.env.TROUPE_TASK_QUEUE;
+    await h?.close();
+  });
+  beforeEach(() => h.stub.reset());
+
+  test('--json prints the RunResult as one JSON line and exits 0 when completed', async () => {
+    h.stub.script('critic', [{ text: 'score: 90' }]);
+    const file = writeConfig(LOOP('      - result_matches: { agent: critic, score_gte: 85 }'));
+    const r = await troupe('run', file, '--json');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({ status: 'completed', reason: 'result_match', finalAgent: 'critic' });
+    expect(r.stderr).toContain('[round 1 · wave 1] writer');
+  });
+
+  test('follows progress, prints a distinct final line, exits 2 when exhausted', async () => {
+    const file = writeConfig(LOOP('      - max_iterations: 2'));
+    const r = await troupe('run', file, '--task', 'Other task', '--id', `cli-${Date.now()}`);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('[round 1 · wave 4] critic');
+    expect(r.stdout).toMatch(/exhausted/);
+    expect(r.stdout).toMatch(/max_iterations/);
+    expect(h.stub.requestsFor('writer')[0].prompt).toContain('Other task');
+  });
+
+  test('shows when the run waits for a human and the exact command to answer it', async () => {
+    const file = writeConfig(`
+name: cli-approve
+task: t
+agents:
+  writer: { instructions: "Write." }
+collaboration:
+  topology: pipeline
+  agents: [writer]
+approval:
+  before_exit: true
+`);
+    const id = `cli-approve-${Date.now()}`;
+    const running = troupe('run', file, '--id', id);
+    await new Promise((r) => setTimeout(r, 3000));
+    await h.client.workflow.getHandle(id).signal('approve', {});
+    const r = await running;
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`troupe approve ${id} --request r1`);
+  });
+
+  test('config errors exit 1 with located messages and nothing is started', async () => {
+    const file = writeConfig('name: bad\nagents:\n  a: { instructions: x }\ncollaboration:\n  topology: pipeline\n  agents: [a, ghost]\n');
+    const r = await troupe('run', file);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/role\.yaml:6:\d+ collaboration\.agents\[1\]/);
+  });
+
+  test('an unreachable Temporal exits 1 with a clear message', async () => {
+    const file = writeConfig(LOOP('      - max_iterations: 1'));
+    const saved = process.env.TEMPORAL_ADDRESS;
+    const r = await (async () => {
+      const { main } = await import('../../src/client');
+      process.env.TEMPORAL_ADDRESS = '127.0.0.1:1';
+      let err = '';
+      const write = process.stderr.write.bind(process.stderr);
+      process.stderr.write = ((c: string) => ((err += c), true)) as typeof process.stderr.write;
+      try {
+        return { code: await main(['run', file]), err };
+      } finally {
+        process.stderr.write = write;
+        process.env.TEMPORAL_ADDRESS = saved;
+      }
+    })();
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('cannot reach Temporal at 127.0.0.1:1');
+  });
+});
