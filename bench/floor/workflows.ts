@@ -15,7 +15,7 @@ export interface FloorInput {
   mode: FloorMode;
 }
 
-const retry = { maximumAttempts: 3, initialInterval: '1s' };
+const retry = { maximumAttempts: 3, initialInterval: '1s' } as const;
 const plain = proxyActivities<FloorActivities>({ startToCloseTimeout: '30s', retry });
 const beating = proxyActivities<FloorActivities>({ startToCloseTimeout: '30s', heartbeatTimeout: '5s', retry });
 const local = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '30s', retry });

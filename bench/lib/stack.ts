@@ -78,8 +78,8 @@ export interface Stack {
   name: string;
   server: DevServer;
   client: Client;
-  /** Start a troupe run of a compiled graph. */
-  startTroupe(graph: CompiledGraph, task: string): Promise<WorkflowHandle>;
+  /** Start a troupe run of a compiled graph (on the stack's troupe worker unless `taskQueue` is given). */
+  startTroupe(graph: CompiledGraph, task: string, taskQueue?: string): Promise<WorkflowHandle>;
   /** Start a floor run. */
   startFloor(input: FloorInput): Promise<WorkflowHandle>;
   /** Result of a troupe run. */
@@ -119,9 +119,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     name: opts.name,
     server,
     client,
-    startTroupe: (graph, task) =>
+    startTroupe: (graph, task, taskQueue) =>
       client.workflow.start(WORKFLOW_TYPE, {
-        taskQueue: troupeQueue,
+        taskQueue: taskQueue ?? troupeQueue,
         workflowId: id(graph.name),
         args: [{ graph, task }],
       }),

@@ -15,7 +15,7 @@ import { describeTermination, evaluateTermination, scoreReaders } from '../core/
 import { terminationView } from '../core/run/state';
 import type { RunEnd } from '../core/run/run-result';
 import { activitiesFor, type Run } from './context';
-import { failureEnd } from './failures';
+import { diagnosticsOf, failureEnd } from './failures';
 import { budgetEnd } from './process';
 import { TEXTS } from './texts';
 
@@ -97,6 +97,7 @@ async function prepareMessages(run: Run, item: WaveItem, notes: AgentNote[]): Pr
             status: 'failed',
             reason: 'compaction_circuit_breaker',
             reasonText: TEXTS.compactionBreaker(state.compactionFailures),
+            diagnostics: diagnosticsOf(err, item.agent),
           },
         };
       }

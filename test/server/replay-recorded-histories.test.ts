@@ -5,12 +5,42 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { startHarness, type Harness } from '../helpers/runs';
-import { replayHistory } from '../helpers/temporal';
+import type { WorkflowHandle } from '@temporalio/client';
+import { execFileSync } from 'node:child_process';
+import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
+import { replayHistory, testAddress } from '../helpers/temporal';
 
 const FIXTURES = path.resolve(__dirname, '..', 'fixtures', 'histories');
 
-const SCENARIOS: Record<string, { yaml: string; script: (h: Harness) => void }> = {
+const SCENARIOS: Record<string, { yaml: string; script: (h: Harness) => void; drive?: (handle: WorkflowHandle) => Promise<void> }> = {
+  'goal-approval-signals': {
+    yaml: `
+name: replay-goal
+agents:
+  worker: { instructions: "Work.", tools: [goal, signal] }
+collaboration:
+  topology: pipeline
+  agents: [worker]
+goal:
+  objective: "finish"
+  max_turns: 3
+approval:
+  before_exit: true
+`,
+    script: (h) =>
+      h.stub.script('worker', [
+        { text: 'step 1' },
+        { toolCalls: [{ name: 'goal', arguments: { action: 'update_status', status: 'completed', evidence: 'done' } }] },
+        { text: 'done' },
+      ]),
+    drive: async (handle) => {
+      await handle.signal('message', { text: 'hurry' });
+      await waitForStatus(handle, (s) => s.pending.some((p) => p.id === 'r1'));
+      await handle.signal('reject', { reason: 'add evidence' });
+      await waitForStatus(handle, (s) => s.pending.some((p) => p.id === 'r2'));
+      await handle.signal('approve', {});
+    },
+  },
   'review-loop-score': {
     yaml: `
 name: replay-loop
@@ -69,12 +99,17 @@ describe('replay of recorded histories', () => {
     h.stub.reset();
     SCENARIOS[name].script(h);
     const handle = await h.start(SCENARIOS[name].yaml);
+    await SCENARIOS[name].drive?.(handle);
     await handle.result();
     const history = await handle.fetchHistory();
     await replayHistory(history, handle.workflowId);
     if (process.env.TROUPE_RECORD_HISTORIES) {
       fs.mkdirSync(FIXTURES, { recursive: true });
-      fs.writeFileSync(path.join(FIXTURES, `${name}.json`), JSON.stringify(history));
+      // the CLI's JSON is Temporal's standard history format (the one users export from the Web UI)
+      const json = execFileSync(process.env.TEMPORAL_TEST_CLI!, [
+        'workflow', 'show', '--workflow-id', handle.workflowId, '--address', testAddress(), '--output', 'json',
+      ]);
+      fs.writeFileSync(path.join(FIXTURES, `${name}.json`), json);
     }
   });
 
@@ -83,7 +118,7 @@ describe('replay of recorded histories', () => {
     expect(recorded.length).toBeGreaterThanOrEqual(3);
   });
   if (recorded.length > 0) test.each(recorded)('committed history %s replays against the current workflow code', async (file) => {
-    const history = JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8'));
+    const history: unknown = JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8'));
     await replayHistory(history, file.replace(/\.json$/, ''));
   });
 });

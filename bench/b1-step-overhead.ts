@@ -1,0 +1,196 @@
+/**
+ * B1 — overhead per sequential agent step at zero LLM latency: troupe's review loop vs a plain
+ * Node loop sending the same recorded requests with the same openai client, with the bench-only
+ * floor workflow (bare Temporal activity / + heartbeat / local activity) in between to split
+ * Temporal's cost from troupe's. Interleaved repetitions; optionally on an eager-dispatch server.
+ */
+import type { FloorMode } from './floor/workflows';
+import { benchClient } from './lib/direct';
+import { activitySteps, stepPhases, type History, type StepPhases } from './lib/history';
+import { directLoop, reviewLoopYaml, BENCH_TASK } from './lib/loops';
+import { cpuOf, measure, type Measured } from './lib/measure';
+import { compileYaml, type Stack } from './lib/stack';
+import { median, percentile, round, summarize } from './lib/stats';
+import type { BenchContext, BenchReport, Table, TargetCheck } from './lib/types';
+
+type VariantKind = { kind: 'direct' } | { kind: 'floor'; mode: FloorMode } | { kind: 'troupe' };
+
+interface Variant {
+  name: string;
+  stack?: Stack;
+  server?: number;
+  spec: VariantKind;
+}
+
+interface VariantResult {
+  name: string;
+  runs: Measured[];
+  phases?: StepPhases[];
+}
+
+const PHASES: Array<keyof StepPhases> = ['dispatch', 'execute', 'wakeup', 'decide', 'schedule'];
+
+async function runVariant(ctx: BenchContext, v: Variant, steps: number): Promise<{ m: Measured; history?: History }> {
+  const roles: Record<string, number> = { worker: ctx.pids.worker, stub: ctx.pids.stub };
+  if (v.server !== undefined) roles.server = v.server;
+  let history: History | undefined;
+  const m = await measure(ctx.stub, roles, async () => {
+    switch (v.spec.kind) {
+      case 'direct':
+        return directLoop(benchClient(ctx.stub.url), ctx.requests, steps);
+      case 'floor': {
+        const handle = await v.stack!.startFloor({ steps, mode: v.spec.mode });
+        await handle.result();
+        history = await handle.fetchHistory();
+        return;
+      }
+      case 'troupe': {
+        const handle = await v.stack!.startTroupe(compileYaml(reviewLoopYaml(steps / 2)), BENCH_TASK);
+        await v.stack!.result(handle);
+        history = await handle.fetchHistory();
+        return;
+      }
+      default: {
+        const never: never = v.spec;
+        throw new Error(`unknown variant ${JSON.stringify(never)}`);
+      }
+    }
+  });
+  return { m, history };
+}
+
+function variants(ctx: BenchContext): Variant[] {
+  const p0 = { stack: ctx.p0, server: ctx.pids.server };
+  const list: Variant[] = [
+    { name: 'direct loop (baseline)', spec: { kind: 'direct' } },
+    { name: 'floor: local activity', ...p0, spec: { kind: 'floor', mode: 'local-activity' } },
+    { name: 'floor: activity', ...p0, spec: { kind: 'floor', mode: 'activity' } },
+    { name: 'floor: activity + heartbeat', ...p0, spec: { kind: 'floor', mode: 'activity-heartbeat' } },
+    { name: 'troupe review loop', ...p0, spec: { kind: 'troupe' } },
+  ];
+  if (ctx.eager) {
+    const e = { stack: ctx.eager, server: ctx.pids.eagerServer };
+    list.push(
+      { name: 'eager: floor activity', ...e, spec: { kind: 'floor', mode: 'activity' } },
+      { name: 'eager: troupe review loop', ...e, spec: { kind: 'troupe' } },
+    );
+  }
+  return list;
+}
+
+/** Runs B1. */
+export async function runB1(ctx: BenchContext): Promise<BenchReport> {
+  const steps = ctx.options.steps;
+  const list = variants(ctx);
+  const results = new Map<string, VariantResult>(list.map((v) => [v.name, { name: v.name, runs: [] }]));
+  ctx.log('B1 warm-up (40 steps per variant)');
+  for (const v of list) await runVariant(ctx, v, Math.min(steps, 40));
+  for (let rep = 1; rep <= ctx.options.reps; rep++) {
+    for (const v of list) {
+      const { m, history } = await runVariant(ctx, v, steps);
+      const r = results.get(v.name)!;
+      r.runs.push(m);
+      if (history && rep === ctx.options.reps) r.phases = stepPhases(activitySteps(history));
+      ctx.log(`B1 rep ${rep} ${v.name}: ${round(m.wallMs / steps)} ms/step, ${m.requests} requests`);
+    }
+  }
+
+  const base = results.get(list[0].name)!;
+  const baseSteps = base.runs.flatMap((r) => r.stepMs);
+  const baseP50 = percentile(baseSteps, 50);
+  const baseWall = median(base.runs.map((r) => r.wallMs / steps));
+  const rows = [...results.values()].map((r) => {
+    const all = r.runs.flatMap((x) => x.stepMs);
+    const s = summarize(all);
+    const wall = median(r.runs.map((x) => x.wallMs / steps));
+    const temporalCpu = median(r.runs.map((x) => (cpuOf(x, ['server', 'worker']) ?? Number.NaN) / steps));
+    const serverCpu = median(r.runs.map((x) => (x.cpuMs.server ?? Number.NaN) / steps));
+    const workerCpu = median(r.runs.map((x) => (x.cpuMs.worker ?? Number.NaN) / steps));
+    const stubCpu = median(r.runs.map((x) => (x.cpuMs.stub ?? Number.NaN) / steps));
+    return {
+      name: r.name,
+      steps: s.n,
+      p50: s.p50,
+      p95: s.p95,
+      p99: s.p99,
+      wallPerStep: wall,
+      overheadP50: s.p50 - baseP50,
+      overheadP95: s.p95 - baseP50,
+      overheadP99: s.p99 - baseP50,
+      overheadMean: wall - baseWall,
+      ratioP50: s.p50 / baseP50,
+      ratioWall: wall / baseWall,
+      serverCpu,
+      workerCpu,
+      temporalCpu,
+      stubCpu,
+      phases: r.phases
+        ? Object.fromEntries(PHASES.map((k) => [k, summarize(r.phases!.map((p) => p[k]))]))
+        : undefined,
+    };
+  });
+
+  const fmt = (x: number) => (Number.isFinite(x) ? round(x, 2) : '—');
+  const tables: Table[] = [
+    {
+      title: `Per-step wall time (${steps} sequential steps × ${ctx.options.reps} runs, stub delay 0 ms)`,
+      headers: ['variant', 'p50 ms', 'p95 ms', 'p99 ms', 'mean ms/step', 'overhead p50 ms', 'overhead p99 ms', 'overhead mean ms', 'ratio p50', 'ratio mean'],
+      rows: rows.map((r) => [
+        r.name,
+        fmt(r.p50),
+        fmt(r.p95),
+        fmt(r.p99),
+        fmt(r.wallPerStep),
+        fmt(r.overheadP50),
+        fmt(r.overheadP99),
+        fmt(r.overheadMean),
+        fmt(r.ratioP50),
+        fmt(r.ratioWall),
+      ]),
+      note: 'Step time = interval between consecutive request arrivals at the stub. Overhead = variant − baseline p50 (mean: wall/step − baseline wall/step). Ratio = variant / baseline.',
+    },
+    {
+      title: 'CPU per step (ms, median of runs)',
+      headers: ['variant', 'server', 'worker process', 'server + worker', 'stub'],
+      rows: rows.map((r) => [r.name, fmt(r.serverCpu), fmt(r.workerCpu), fmt(r.temporalCpu), fmt(r.stubCpu)]),
+      note: 'From /proc/<pid>/stat. "worker process" is this benchmark process: the workers, the client and (for the baseline) the direct loop.',
+    },
+    {
+      title: 'Where a step goes: server-side phases from history timestamps (last run, ms p50 / p95)',
+      headers: ['variant', ...PHASES],
+      rows: rows
+        .filter((r) => r.phases)
+        .map((r) => [r.name, ...PHASES.map((k) => `${fmt(r.phases![k].p50)} / ${fmt(r.phases![k].p95)}`)]),
+      note: 'dispatch = ActivityTaskScheduled→Started (Matching); execute = Started→Completed (worker: activity + HTTP + completion RPC); wakeup = Completed→WorkflowTaskStarted; decide = WorkflowTaskStarted→Completed (activation on the worker); schedule = WorkflowTaskCompleted→next ActivityTaskScheduled.',
+    },
+  ];
+
+  const byName = (n: string) => rows.find((r) => r.name === n);
+  const troupe = byName('troupe review loop')!;
+  const local = byName('floor: local activity')!;
+  const eager = byName('eager: troupe review loop');
+  const check = (target: string, value: number, limit: number, unit = 'ms'): TargetCheck => ({
+    target,
+    measured: Number.isFinite(value) ? `${round(value, 2)} ${unit}` : 'not measured',
+    met: Number.isFinite(value) ? value <= limit : null,
+  });
+  const targets: TargetCheck[] = [
+    check('P0 regular activity (troupe): overhead p50 ≤ 6 ms', troupe.overheadP50, 6),
+    check('P0 regular activity (troupe): overhead p99 ≤ 20 ms', troupe.overheadP99, 20),
+    eager
+      ? check('P0 eager dispatch (troupe): overhead p50 ≤ 4 ms', eager.overheadP50, 4)
+      : { target: 'P0 eager dispatch: overhead p50 ≤ 4 ms', measured: 'not run (--no-eager)', met: null },
+    check('Local activity (floor): overhead p50 ≤ 0.5 ms', local.overheadP50, 0.5),
+    check('CPU (server + worker) ≤ 3 ms per step (troupe)', troupe.temporalCpu, 3),
+  ];
+  return {
+    id: 'B1',
+    title: 'Per-step overhead, sequential, zero-latency stub',
+    method:
+      `${steps} sequential steps per run: troupe review loop (writer+critic, max_iterations ${steps / 2}); the floor workflow (same recorded requests, bare activity); the baseline is a Node loop sending the same recorded requests with the same openai client. ` +
+      `Warm-up run of each variant first, then ${ctx.options.reps} interleaved repetitions.`,
+    tables,
+    targets,
+    data: { steps, reps: ctx.options.reps, baselineP50: baseP50, rows, runs: Object.fromEntries([...results].map(([k, v]) => [k, v.runs.map((r) => ({ wallMs: r.wallMs, requests: r.requests, cpuMs: r.cpuMs }))])) },
+  };
+}

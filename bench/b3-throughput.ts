@@ -1,0 +1,136 @@
+/**
+ * B3 — throughput of N concurrent review loops (5 iterations = 10 activities each) at stub delay
+ * 0 ms: activity completions per second against a promise pool of N chains sending the same number
+ * of recorded requests directly. With --long also N = 128 and a 200 ms stub delay, where the ideal
+ * is Little's law (N / latency).
+ */
+import type { WorkflowHandle } from '@temporalio/client';
+import { benchClient } from './lib/direct';
+import { activitySteps } from './lib/history';
+import { promisePool, reviewLoopYaml, BENCH_TASK } from './lib/loops';
+import { cpuOf, measure, type Measured } from './lib/measure';
+import { memoryMiB } from './lib/proc';
+import { compileYaml } from './lib/stack';
+import { median, percentile, round } from './lib/stats';
+import type { BenchContext, BenchReport, TargetCheck } from './lib/types';
+
+/** Iterations per workflow (2 activities each). */
+export const B3_ITERATIONS = 5;
+
+interface Point {
+  n: number;
+  delayMs: number;
+  activities: number;
+  troupe: Measured;
+  pool: Measured;
+  troupePerSec: number;
+  poolPerSec: number;
+  workflowsPerMin: number;
+  /** Per-workflow step times (consecutive ActivityTaskScheduled, server clock). */
+  stepMs: number[];
+}
+
+async function point(ctx: BenchContext, n: number, delayMs: number): Promise<Point> {
+  const perChain = 2 * B3_ITERATIONS;
+  const roles = { server: ctx.pids.server, worker: ctx.pids.worker, stub: ctx.pids.stub };
+  const graph = compileYaml(reviewLoopYaml(B3_ITERATIONS, 'bench-throughput'));
+  let handles: WorkflowHandle[] = [];
+  const troupe = await measure(ctx.stub, roles, async () => {
+    handles = await Promise.all(Array.from({ length: n }, () => ctx.p0.startTroupe(graph, BENCH_TASK)));
+    await Promise.all(handles.map((h) => ctx.p0.result(h)));
+  });
+  const stepMs: number[] = [];
+  for (const h of handles) {
+    const steps = activitySteps(await h.fetchHistory());
+    for (let i = 1; i < steps.length; i++) stepMs.push(steps[i].scheduledMs - steps[i - 1].scheduledMs);
+  }
+  const client = benchClient(ctx.stub.url);
+  const pool = await measure(ctx.stub, roles, () => promisePool(client, ctx.requests, n, perChain));
+  const activities = n * perChain;
+  return {
+    n,
+    delayMs,
+    activities,
+    troupe,
+    pool,
+    troupePerSec: (troupe.requests / troupe.wallMs) * 1000,
+    poolPerSec: (pool.requests / pool.wallMs) * 1000,
+    workflowsPerMin: (n / troupe.wallMs) * 60_000,
+    stepMs,
+  };
+}
+
+/** Runs B3. */
+export async function runB3(ctx: BenchContext): Promise<BenchReport> {
+  const plan: Array<{ n: number; delayMs: number }> = [1, 8, 32].map((n) => ({ n, delayMs: 0 }));
+  if (ctx.options.long) plan.push({ n: 128, delayMs: 0 }, ...[8, 32].map((n) => ({ n, delayMs: 200 })));
+  await point(ctx, 4, 0);
+  const points: Point[] = [];
+  try {
+    for (const p of plan) {
+      await ctx.stub.configure(p.delayMs);
+      const reps: Point[] = [];
+      for (let rep = 0; rep < Math.min(ctx.options.reps, 2); rep++) reps.push(await point(ctx, p.n, p.delayMs));
+      const best = reps.sort((a, b) => a.troupePerSec - b.troupePerSec)[Math.floor(reps.length / 2)];
+      points.push(best);
+      ctx.log(`B3 N=${p.n} delay ${p.delayMs}: troupe ${round(best.troupePerSec)}/s, pool ${round(best.poolPerSec)}/s`);
+    }
+  } finally {
+    await ctx.stub.configure(0);
+  }
+  const fmt = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? '—' : round(x, d));
+  const rss = memoryMiB(ctx.pids.worker);
+  const rows = points.map((p) => {
+    const temporalCpu = cpuOf(p.troupe, ['server', 'worker']);
+    const ideal = p.delayMs > 0 ? (p.n / p.delayMs) * 1000 : undefined;
+    return [
+      p.n,
+      p.delayMs,
+      p.activities,
+      fmt(p.troupePerSec),
+      fmt(p.poolPerSec),
+      fmt(p.troupePerSec / p.poolPerSec, 3),
+      ideal === undefined ? '—' : `${fmt(ideal)} (${fmt(p.troupePerSec / ideal, 2)}×)`,
+      fmt(p.workflowsPerMin, 0),
+      fmt(percentile(p.stepMs, 50), 1),
+      fmt(percentile(p.stepMs, 95), 1),
+      fmt(percentile(p.stepMs, 95) - p.delayMs, 1),
+      fmt(p.troupe.cpuMs.server === undefined || temporalCpu === undefined ? undefined : (100 * p.troupe.cpuMs.server) / temporalCpu, 0),
+      fmt(temporalCpu === undefined ? undefined : temporalCpu / p.activities, 2),
+    ];
+  });
+  const at0 = points.filter((p) => p.delayMs === 0);
+  const best0 = Math.max(...at0.map((p) => p.troupePerSec));
+  const targets: TargetCheck[] = [
+    { target: '≥ 300 activity completions/s sustained at 0 ms (best N)', measured: `${fmt(best0)} /s`, met: best0 >= 300 },
+  ];
+  const p32 = points.find((p) => p.n === 32 && p.delayMs === 200);
+  if (p32) {
+    const over = percentile(p32.stepMs, 95) - p32.delayMs;
+    targets.push({ target: 'N=32 at 200 ms: step overhead p95 ≤ 30 ms', measured: `${fmt(over)} ms`, met: over <= 30 });
+  }
+  targets.push(
+    p32
+      ? { target: 'N=32 at 200 ms: ≥ 90% of Little\'s-law ideal (160/s)', measured: `${fmt(p32.troupePerSec)} /s (${fmt(p32.troupePerSec / 160, 2)}×)`, met: p32.troupePerSec >= 0.9 * 160 }
+      : { target: 'N=32 at 200 ms: ≥ 90% of Little\'s-law ideal', measured: 'not run (add --long)', met: null },
+  );
+  return {
+    id: 'B3',
+    title: 'N concurrent review loops (throughput)',
+    method: `N workflows started at once, each a review loop of ${B3_ITERATIONS} iterations (${2 * B3_ITERATIONS} activities); wall = first start → last result. Baseline in the same run: a promise pool of N chains each sending ${2 * B3_ITERATIONS} recorded requests directly. Completions/s = stub requests / wall. Median of ${Math.min(ctx.options.reps, 2)} runs per point (after a warm-up).`,
+    tables: [
+      {
+        title: 'Throughput (activity completions per second)',
+        headers: ['N', 'stub delay ms', 'activities', 'troupe /s', 'promise pool /s', 'troupe / pool', 'Little ideal /s', 'workflows/min', 'step p50 ms', 'step p95 ms', 'step overhead p95 ms', 'server CPU share %', 'CPU ms per activity (server + worker)'],
+        rows,
+        note: `Worker process RSS after B3: ${fmt(rss.rss, 0)} MiB (peak ${fmt(rss.peak, 0)} MiB).`,
+      },
+    ],
+    targets,
+    data: {
+      points: points.map((p) => ({ ...p, stepMs: undefined, troupe: { ...p.troupe, stepMs: undefined }, pool: { ...p.pool, stepMs: undefined } })),
+      medianPoolWall: median(points.map((p) => p.pool.wallMs)),
+      workerRss: rss,
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * B4 — star fan-out: K agents in one wave, each LLM call taking L = 1 s at the stub. Wall time of
+ * the troupe run against the ideal L (a direct Promise.all of the same K calls, measured in the same
+ * run) and the sequential K·L (K × the measured single direct call); speedup, overhead, parent
+ * history events and the stub's observed concurrency.
+ */
+import { benchClient, directChat } from './lib/direct';
+import { eventRows, activitySteps } from './lib/history';
+import { starYaml, BENCH_TASK } from './lib/loops';
+import { compileYaml, type Stack } from './lib/stack';
+import { median, round } from './lib/stats';
+import type { BenchContext, BenchReport, TargetCheck } from './lib/types';
+
+/** Stub latency per call in B4. */
+export const B4_DELAY_MS = 1000;
+
+interface FanoutRun {
+  wallMs: number;
+  /** WorkflowExecutionStarted → Completed, server clock. */
+  serverMs: number;
+  /** First ActivityTaskScheduled → last ActivityTaskCompleted. */
+  activitySpanMs: number;
+  events: number;
+  maxConcurrent: number;
+}
+
+async function troupeStar(ctx: BenchContext, stack: Stack, k: number): Promise<FanoutRun> {
+  await ctx.stub.reset();
+  const graph = compileYaml(starYaml(k));
+  const t0 = performance.now();
+  const handle = await stack.startTroupe(graph, BENCH_TASK);
+  await stack.result(handle);
+  const wallMs = performance.now() - t0;
+  const history = await handle.fetchHistory();
+  const rows = eventRows(history);
+  const steps = activitySteps(history);
+  return {
+    wallMs,
+    serverMs: rows[rows.length - 1].timeMs - rows[0].timeMs,
+    activitySpanMs: Math.max(...steps.map((s) => s.completedMs)) - Math.min(...steps.map((s) => s.scheduledMs)),
+    events: rows.length,
+    maxConcurrent: await ctx.stub.maxConcurrent(),
+  };
+}
+
+async function directAll(ctx: BenchContext, k: number): Promise<number> {
+  const client = benchClient(ctx.stub.url);
+  const reqs = ctx.requests;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: k }, (_, i) => directChat(client, reqs[i % reqs.length].body, `agent${i + 1}`)));
+  return performance.now() - t0;
+}
+
+/** Runs B4 for K ∈ {4, 16} (and 64 with --long). */
+export async function runB4(ctx: BenchContext): Promise<BenchReport> {
+  const ks = ctx.options.long ? [4, 16, 64] : [4, 16];
+  await ctx.stub.configure(B4_DELAY_MS);
+  try {
+    const client = benchClient(ctx.stub.url);
+    await directChat(client, ctx.requests[0].body, 'warmup');
+    const singles: number[] = [];
+    for (let i = 0; i < ctx.options.reps; i++) {
+      const t0 = performance.now();
+      await directChat(client, ctx.requests[0].body, 'single');
+      singles.push(performance.now() - t0);
+    }
+    const single = median(singles);
+    await troupeStar(ctx, ctx.p0, 2);
+    const rows = [];
+    for (const k of ks) {
+      const runs: FanoutRun[] = [];
+      const direct: number[] = [];
+      for (let rep = 0; rep < ctx.options.reps; rep++) {
+        direct.push(await directAll(ctx, k));
+        runs.push(await troupeStar(ctx, ctx.p0, k));
+        ctx.log(`B4 K=${k} rep ${rep + 1}: troupe ${round(runs[rep].wallMs)} ms, direct ${round(direct[rep])} ms`);
+      }
+      const wall = median(runs.map((r) => r.wallMs));
+      const sequential = k * single;
+      rows.push({
+        k,
+        wallMs: wall,
+        serverMs: median(runs.map((r) => r.serverMs)),
+        activitySpanMs: median(runs.map((r) => r.activitySpanMs)),
+        directMs: median(direct),
+        sequentialMs: sequential,
+        speedup: sequential / wall,
+        speedupOverK: sequential / wall / k,
+        overheadVsL: wall - B4_DELAY_MS,
+        overheadVsDirect: wall - median(direct),
+        events: median(runs.map((r) => r.events)),
+        maxConcurrent: Math.min(...runs.map((r) => r.maxConcurrent)),
+      });
+    }
+    const fmt = (x: number, d = 1) => round(x, d);
+    const targets: TargetCheck[] = [];
+    for (const r of rows) {
+      if (r.k <= 16) {
+        targets.push({ target: `K=${r.k}: speedup ≥ 0.95·K (${fmt(0.95 * r.k, 2)})`, measured: `${fmt(r.speedup, 2)} (${fmt(r.speedupOverK, 3)}·K)`, met: r.speedupOverK >= 0.95 });
+      }
+      if (r.k === 16) targets.push({ target: 'K=16: overhead (wall − L) ≤ 30 ms', measured: `${fmt(r.overheadVsL)} ms`, met: r.overheadVsL <= 30 });
+      if (r.k === 64) targets.push({ target: 'K=64: overhead (wall − L) ≤ 150 ms', measured: `${fmt(r.overheadVsL)} ms`, met: r.overheadVsL <= 150 });
+      targets.push({ target: `K=${r.k}: parent events ≤ 3K + 9 (${3 * r.k + 9})`, measured: String(r.events), met: r.events <= 3 * r.k + 9 });
+    }
+    return {
+      id: 'B4',
+      title: 'Star fan-out vs sequential',
+      method: `troupe star topology with K agents (one wave, all dispatched concurrently), stub delay L = ${B4_DELAY_MS} ms; wall = client start → result. Baselines in the same run: direct Promise.all of K calls (ideal ≈ L) and sequential K·L = K × the measured single direct call (${fmt(single)} ms). Median of ${ctx.options.reps} runs.`,
+      tables: [
+        {
+          title: 'Fan-out wall time (ms, median)',
+          headers: ['K', 'troupe wall', 'server start→close', 'first schedule→last completion', 'direct Promise.all', 'sequential K·L', 'speedup', 'speedup / K', 'overhead vs L', 'overhead vs direct', 'parent events', 'max concurrent at stub'],
+          rows: rows.map((r) => [r.k, fmt(r.wallMs), fmt(r.serverMs), fmt(r.activitySpanMs), fmt(r.directMs), fmt(r.sequentialMs), fmt(r.speedup, 2), fmt(r.speedupOverK, 3), fmt(r.overheadVsL), fmt(r.overheadVsDirect), r.events, r.maxConcurrent]),
+        },
+      ],
+      targets,
+      data: { delayMs: B4_DELAY_MS, singleMs: single, singles, rows },
+    };
+  } finally {
+    await ctx.stub.configure(0);
+  }
+}

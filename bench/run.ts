@@ -1,0 +1,188 @@
+/**
+ * Entry point of the benchmark suite (`npm run bench`, i.e. `tsx bench/run.ts`): starts its own
+ * Temporal dev server(s) and stub LLM, runs B1–B5, and writes bench/results/latest.json and
+ * latest.md. Every benchmark compares against a baseline measured in the same run.
+ *
+ * Flags: --only B1,B4  --reps N (default 3)  --steps N (B1, default 200)  --long (B2 with 1,000
+ * iterations and continue-as-new, B3 with N = 128 and 200 ms, B4 with K = 64)  --no-eager  --budget-s N.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runB1 } from './b1-step-overhead';
+import { runB2 } from './b2-history';
+import { runB3 } from './b3-throughput';
+import { runB4 } from './b4-fanout';
+import { runB5 } from './b5-replay';
+import { environment, load } from './lib/env';
+import { reviewLoopYaml, BENCH_TASK } from './lib/loops';
+import { spinCalibrationMs } from './lib/measure';
+import { renderMarkdown, type SuiteResult } from './lib/report';
+import { buildBundles, compileYaml, startStack, type Stack } from './lib/stack';
+import { startBenchStub } from './lib/stub-client';
+import { round } from './lib/stats';
+import type { BenchContext, BenchOptions, BenchReport } from './lib/types';
+
+/** The benchmarks in the order they run (B2 before B5: B5 replays B2's history). */
+export const BENCHMARKS: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
+  B1: runB1,
+  B2: runB2,
+  B3: runB3,
+  B4: runB4,
+  B5: runB5,
+};
+
+/** Parsed command line. */
+export interface CliOptions extends BenchOptions {
+  only: string[];
+  budgetS: number;
+  out: string;
+}
+
+/** Parses the flags listed in the file comment. */
+export function parseArgs(argv: string[]): CliOptions {
+  const opts: CliOptions = {
+    steps: 200,
+    reps: 3,
+    long: false,
+    eager: true,
+    only: Object.keys(BENCHMARKS),
+    budgetS: 600,
+    out: path.join(__dirname, 'results'),
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--long') opts.long = true;
+    else if (a === '--no-eager') opts.eager = false;
+    else if (a === '--reps') opts.reps = Math.max(1, Number(next()));
+    else if (a === '--steps') opts.steps = Math.max(4, 2 * Math.round(Number(next()) / 2));
+    else if (a === '--budget-s') opts.budgetS = Number(next());
+    else if (a === '--out') opts.out = path.resolve(next());
+    else if (a === '--only') opts.only = next().toUpperCase().split(',').map((s) => s.trim());
+    else throw new Error(`unknown flag ${a}`);
+  }
+  const unknown = opts.only.filter((id) => !(id in BENCHMARKS));
+  if (unknown.length) throw new Error(`unknown benchmark(s) ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
+  return opts;
+}
+
+function log(line: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+}
+
+async function main(): Promise<number> {
+  const opts = parseArgs(process.argv.slice(2));
+  const started = performance.now();
+  const watchdog = setTimeout(() => {
+    log(`time budget of ${opts.budgetS} s exceeded; aborting`);
+    process.exit(2);
+  }, opts.budgetS * 1000);
+  watchdog.unref();
+
+  const spinBefore = spinCalibrationMs();
+  const loadBefore = load();
+  log(`load ${JSON.stringify(loadBefore)}, spin calibration ${round(spinBefore)} ms`);
+  const stub = await startBenchStub();
+  const tBundle = performance.now();
+  const bundles = await buildBundles();
+  log(`bundles built in ${round(performance.now() - tBundle, 0)} ms`);
+  let requests: BenchContext['requests'] = [];
+  const floorRequests = () => requests;
+  const tStack = performance.now();
+  const p0 = await startStack({ name: 'P0', bundles, stubUrl: stub.url, floorRequests });
+  const p0StartMs = performance.now() - tStack;
+  let eager: Stack | undefined;
+  const stacks: Stack[] = [p0];
+  const result: SuiteResult = {
+    environment: environment(p0.server.version),
+    options: { ...opts, out: undefined },
+    setup: {},
+    benchmarks: [],
+    errors: [],
+    totalMs: 0,
+  };
+  try {
+    log('recording the requests the baselines replay');
+    const handle = await p0.startTroupe(compileYaml(reviewLoopYaml(opts.steps / 2, 'bench-record')), BENCH_TASK);
+    await p0.result(handle);
+    requests = await stub.requests();
+    const needEager = opts.eager && opts.only.includes('B1');
+    if (needEager) {
+      eager = await startStack({
+        name: 'P0-eager',
+        bundles,
+        stubUrl: stub.url,
+        floorRequests,
+        dynamicConfig: { 'system.enableActivityEagerExecution': true },
+      });
+      stacks.push(eager);
+    }
+    const shared = new Map<string, unknown>();
+    for (const id of opts.only) {
+      const ctx: BenchContext = {
+        options: opts,
+        stub,
+        bundles,
+        p0,
+        eager: id === 'B1' ? eager : undefined,
+        requests,
+        pids: { server: p0.server.pid, eagerServer: eager?.server.pid, worker: process.pid, stub: stub.pid },
+        log,
+        shared,
+      };
+      const t0 = performance.now();
+      const loadAt = load();
+      log(`${id} starting (load ${loadAt.load1})`);
+      try {
+        const report = await BENCHMARKS[id](ctx);
+        report.durationMs = performance.now() - t0;
+        report.data.load = { before: loadAt, after: load() };
+        result.benchmarks.push(report);
+      } catch (err) {
+        log(`${id} failed: ${err instanceof Error ? err.stack : String(err)}`);
+        result.errors.push({ id, message: err instanceof Error ? err.message : String(err) });
+      }
+      if (id === 'B1' && eager) {
+        await eager.close();
+        stacks.splice(stacks.indexOf(eager), 1);
+        eager = undefined;
+      }
+    }
+  } finally {
+    for (const s of stacks) await s.close().catch((err: unknown) => log(`closing ${s.name}: ${String(err)}`));
+    await stub.close();
+  }
+  const spinAfter = spinCalibrationMs();
+  result.totalMs = performance.now() - started;
+  result.setup = {
+    'dev server': 'temporal server start-dev, in memory, headless' + (opts.eager && opts.only.includes('B1') ? '; B1 also on a second server with system.enableActivityEagerExecution=true' : ''),
+    worker: 'src/worker.ts createWorker (prebuilt bundle, reuseV8Context default, maxConcurrentActivityTaskExecutions 100, heartbeat throttle 500 ms), in this process',
+    stub: 'test/helpers/stub-llm.ts in a child process, ~1 KB replies',
+    'troupe bundle ms': Math.round(bundles.troupeMs),
+    'dev server + workers start ms': Math.round(p0StartMs),
+    'load average before / after': `${loadBefore.load1} / ${load().load1}`,
+    'spin calibration ms before / after (lower = less contention)': `${round(spinBefore, 0)} / ${round(spinAfter, 0)}`,
+  };
+  fs.mkdirSync(opts.out, { recursive: true });
+  fs.writeFileSync(path.join(opts.out, 'latest.json'), JSON.stringify(result, null, 2) + '\n');
+  fs.writeFileSync(path.join(opts.out, 'latest.md'), renderMarkdown(result));
+  log(`wrote ${path.join(opts.out, 'latest.json')} and latest.md in ${round(result.totalMs / 1000, 1)} s`);
+  for (const b of result.benchmarks) {
+    for (const t of b.targets) log(`${b.id} ${t.met === null ? '—' : t.met ? 'MET    ' : 'NOT MET'} ${t.target}: ${t.measured}`);
+  }
+  return result.errors.length ? 1 : 0;
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      log(err instanceof Error ? (err.stack ?? err.message) : String(err));
+      process.exit(1);
+    },
+  );
+}
