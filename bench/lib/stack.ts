@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import {
   bundleWorkflowCode,
   DefaultLogger,
@@ -79,9 +79,9 @@ export interface Stack {
   server: DevServer;
   client: Client;
   /** Start a troupe run of a compiled graph (on the stack's troupe worker unless `taskQueue` is given). */
-  startTroupe(graph: CompiledGraph, task: string, taskQueue?: string): Promise<WorkflowHandle>;
+  startTroupe(graph: CompiledGraph, task: string, taskQueue?: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Start a floor run. */
-  startFloor(input: FloorInput): Promise<WorkflowHandle>;
+  startFloor(input: FloorInput): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Result of a troupe run. */
   result(handle: WorkflowHandle): Promise<RunResult>;
   close(): Promise<void>;

@@ -9,7 +9,7 @@ import { openRequest } from '../core/run/requests';
 import { addNote, entryWave, warn } from '../core/run/state';
 import type { Run } from './context';
 import { budgetEnd, recordResult } from './process';
-import { gate, startRound } from './gate';
+import { gate, startRound, userStop } from './gate';
 import { TEXTS } from './texts';
 import { dispatchWave } from './wave';
 
@@ -57,7 +57,8 @@ export async function finishRound(run: Run, end: RunEnd): Promise<RoundNext> {
   let current = end;
 
   for (;;) {
-    if (state.stop || budgetEnd(state, run)) return finish(current);
+    if (state.stop) return finish(userStop(run));
+    if (budgetEnd(state, run)) return finish(current);
     const outcome = runCompletionChecks({
       now: Date.now(),
       round: state.round.round,

@@ -120,8 +120,8 @@ async function runRound(run: Run, input: RunInput): Promise<RunEnd> {
       return outcome.end;
     }
     const verdict = await processWave(run, outcome.outcomes);
-    if (verdict.kind !== 'continue') return verdict.end;
     if (state.stop) return userStop(run);
+    if (verdict.kind !== 'continue') return verdict.end;
   }
 }
 

@@ -199,7 +199,7 @@ export async function dispatchWave(
       for (const remaining of timers) {
         await sleep(remaining.waitMs);
         const stop = evaluateTermination(graph.termination, terminationView(state, Date.now()));
-        if (stop && stop.reason === 'timeout') {
+        if (stop) {
           timedOut = { status: stop.status, reason: stop.reason, reasonText: stop.reasonText };
           scope.cancel();
           return;

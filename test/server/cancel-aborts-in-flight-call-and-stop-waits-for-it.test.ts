@@ -35,7 +35,6 @@ describe('troupe cancel aborts in-flight calls; troupe stop lets them finish', (
     const r = await handle.result();
     await h.stub.waitFor(() => critic.aborted, { timeoutMs: 5000, message: 'the critic request was not aborted' });
 
-    console.log('ABORT LATENCY', critic.abortedAt! - cancelledAt);
     expect(critic.abortedAt! - cancelledAt).toBeLessThan(1000);
     expect(r).toMatchObject({ status: 'cancelled', reason: 'user_abort', steps: 1 });
     expect(r.results.writer).toMatchObject({ text: 'draft 1', count: 1 });
