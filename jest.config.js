@@ -11,7 +11,7 @@ module.exports = {
     {
       ...common,
       displayName: 'server',
-      testMatch: ['<rootDir>/test/server/**/*.test.ts'],
+      testMatch: ["<rootDir>/test/server/**/*.test.ts"],
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
     },

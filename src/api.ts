@@ -104,6 +104,9 @@ export function isNotFound(err: unknown): boolean {
   return err instanceof WorkflowNotFoundError;
 }
 
+/** Deadline of each status/transcript poll while following a run. */
+export const QUERY_DEADLINE_MS = 3_000;
+
 /** Progress events produced while following a run. */
 export type FollowEvent =
   | { kind: 'step'; step: TranscriptStep }
@@ -129,7 +132,11 @@ export async function followRun(
   resultPromise.catch(() => undefined);
   const poll = async () => {
     try {
-      const [status, steps] = await Promise.all([queryStatus(handle), queryTranscript(handle)]);
+      // a query can wait up to Temporal's 30 s query timeout (e.g. while a new worker loads the
+      // workflow); following must not stall on one, so each poll has its own short deadline
+      const [status, steps] = await handle.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () =>
+        Promise.all([queryStatus(handle), queryTranscript(handle)]),
+      );
       for (const step of steps) {
         if (step.step > lastStep) {
           lastStep = step.step;

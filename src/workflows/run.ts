@@ -13,12 +13,10 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CompiledGraph } from '../core/graph/types';
-import { createGoal, goalFrameworkBlock, pauseGoalClock, resumeGoalClock } from '../core/run/goal';
+import { createGoal, goalFrameworkBlock } from '../core/run/goal';
 import { emptyLedger } from '../core/run/budget';
 import { buildRunResult, type RunEnd, type RunResult } from '../core/run/run-result';
-import { countBackEdges, routeWave } from '../core/run/routing';
 import {
-  activeMs,
   addNote,
   entryWave,
   newRound,
@@ -27,11 +25,11 @@ import {
   terminationView,
   type RunState,
 } from '../core/run/state';
-import { conditionHolds, evaluateTermination } from '../core/termination/evaluate';
+import { evaluateTermination } from '../core/termination/evaluate';
 import type { Run } from './context';
 import { gate, userStop } from './gate';
 import { installHandlers } from './handlers';
-import { budgetEnd, mergeWaves, processWave, recordResult } from './process';
+import { budgetEnd, processWave, recordResult } from './process';
 import { finishRound } from './round-end';
 import { TEXTS } from './texts';
 import { dispatchWave } from './wave';

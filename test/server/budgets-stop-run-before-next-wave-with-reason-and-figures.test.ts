@@ -35,6 +35,23 @@ describe('budgets stop the run before the next wave, with their reason and figur
     expect(r.results.critic.count).toBe(2);
   });
 
+  test('a termination condition that holds on the wave that crosses the budget wins over budget_exceeded', async () => {
+    h.stub.script('*', [{ usage: { prompt_tokens: 400, completion_tokens: 100 } }]);
+    h.stub.script('critic', [{ text: 'more', usage: { prompt_tokens: 400, completion_tokens: 100 } }, { text: 'APPROVED', usage: { prompt_tokens: 400, completion_tokens: 100 } }]);
+    const r = await h.run(
+      loop('  max_total_tokens: 1800').replace(
+        '  max_iterations: 10',
+        `  max_iterations: 10
+  termination:
+    any_of:
+      - text_mention: { text: APPROVED, sources: [critic] }`,
+      ),
+    );
+    expect(r).toMatchObject({ status: 'completed', reason: 'text_mention' });
+    expect(r.usage.totalTokens).toBe(2000);
+    expect(h.stub.hits()).toBe(4);
+  });
+
   test('max_cost_usd $0.50 at $0.20 a call (priced model) → money_budget_exceeded after the 3rd call', async () => {
     h.stub.script('*', [{ usage: { prompt_tokens: 100_000, completion_tokens: 50_000 } }]);
     const r = await h.run(

@@ -58,6 +58,25 @@ describe('troupe run', () => {
     expect(h.stub.requestsFor('writer')[0].prompt).toContain('Other task');
   });
 
+  test('status, transcript and result read a finished run', async () => {
+    h.stub.script('critic', [{ text: 'score: 99' }]);
+    const file = writeConfig(LOOP('      - result_matches: { agent: critic, score_gte: 85 }'));
+    const id = `cli-inspect-${Date.now()}`;
+    expect((await troupe('run', file, '--id', id, '--detach')).code).toBe(0);
+    const result = await troupe('result', id, '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ workflowId: id, status: 'completed' });
+    const transcript = await troupe('transcript', id, '--json');
+    const steps = JSON.parse(transcript.stdout);
+    expect(steps.map((s: { agent: string }) => s.agent)).toEqual(['writer', 'critic']);
+    expect(steps[1]).toMatchObject({ round: 1, wave: 2, text: 'score: 99' });
+    const status = await troupe('status', id);
+    expect(status.stdout).toContain(`run ${id}: finished — completed/result_match`);
+    const missing = await troupe('status', 'no-such-run');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no run with id no-such-run');
+  });
+
   test('shows when the run waits for a human and the exact command to answer it', async () => {
     const file = writeConfig(`
 name: cli-approve

@@ -14,13 +14,21 @@ function longTurns(agent: string): StubStep {
 const promptTokens = (req: StubRequest): number => estimateMessagesTokens(req.messages as ChatMessage[]);
 const turnTags = (text: string): string[] => text.match(/\[\w+ turn \d+\]/g) ?? [];
 
-/** Every `[x turn N]` tag an agent's compaction folded into its summary must be gone from its later prompts. */
+/**
+ * Every `[x turn N]` tag an agent's compaction folded into its summary is folded once, and is gone
+ * from that agent's later prompts.
+ */
 function expectCompactedTurnsNotRepeated(h: Harness, agent: string): void {
   const compactions = h.stub.requestsFor(`compaction:${agent}`);
+  const foldedSoFar = new Set<string>();
   for (const c of compactions) {
     const entries = c.messages[1].content.split('</previous_summary>')[1];
     const folded = turnTags(entries);
     expect(folded.length).toBeGreaterThan(0);
+    for (const tag of folded) {
+      expect(foldedSoFar).not.toContain(tag);
+      foldedSoFar.add(tag);
+    }
     for (const later of h.stub.requestsFor(agent).filter((r) => r.n > c.n)) {
       for (const tag of folded) expect(later.prompt).not.toContain(tag);
     }

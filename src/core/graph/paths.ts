@@ -36,7 +36,12 @@ export function unequalJoins(edges: readonly EdgeLike[], backEdges: ReadonlySet<
   const indegree = new Map<string, number>();
   const nodes: string[] = [PARENT];
   for (const e of forward) {
-    for (const n of [e.from, e.to]) if (!indegree.has(n) && n !== PARENT) (indegree.set(n, 0), nodes.push(n));
+    for (const n of [e.from, e.to]) {
+      if (!indegree.has(n) && n !== PARENT) {
+        indegree.set(n, 0);
+        nodes.push(n);
+      }
+    }
     indegree.set(e.to, (indegree.get(e.to) ?? 0) + 1);
   }
   const incoming = new Map(indegree);

@@ -8,21 +8,11 @@ import type { TerminationView, TokenCounts } from '../termination/view';
 import type { GoalState } from './goal';
 import type { PendingRequest } from './hitl';
 import type { UsageLedger } from './budget';
+import type { PromptNote } from './prompts';
 import type { Trigger, WaveItem } from './routing';
 
-/** A note added to an agent's next input (humans, goals, retries). */
-export interface AgentNote {
-  kind:
-    | 'user_message'
-    | 'human_answer'
-    | 'approval_note'
-    | 'reject_reason'
-    | 'goal_framework'
-    | 'goal_continuation'
-    | 'schema_retry';
-  text: string;
-  from?: string;
-}
+/** A note added to an agent's next input (humans, goals, retries): the prompt builder's note. */
+export type AgentNote = PromptNote;
 
 /** One recorded agent step, for the `transcript` query (§11.5). */
 export interface TranscriptStep {
@@ -99,8 +89,7 @@ export interface RunState {
 export const MAX_WARNINGS = 200;
 export const MAX_TRANSCRIPT = 200;
 export const MAX_SIGNALS = 500;
-export const OWN_RESULTS_KEPT = 2;
-export const THREAD_KEPT = 8;
+export { OWN_RESULTS_KEPT, THREAD_ENTRIES_KEPT as THREAD_KEPT } from './prompts';
 
 /** A fresh round-scoped state. */
 export function newRound(round: number, activeMs: number): RoundState {

@@ -1,0 +1,114 @@
+/**
+ * Types of the HTTP OpenAI-compatible stub (`stub-llm.ts`): scripted steps, recorded requests and
+ * the stub's API. Re-exported by `stub-llm.ts`; import from there.
+ */
+import type * as http from 'node:http';
+
+/** Which activity sent a request (`x-troupe-kind`; `agent` when absent). */
+export type StubKind = 'agent' | 'judge' | 'compaction';
+
+/** A tool call the stub returns in OpenAI format. */
+export interface StubToolCall {
+  name: string;
+  /** Object (serialized to JSON) or the raw JSON string the model would send. */
+  arguments: string | Record<string, unknown>;
+  id?: string;
+}
+
+/** One scripted reply. An empty step `{}` gives the default reply for the request. */
+export interface StubStep {
+  text?: string | ((req: StubRequest) => string);
+  toolCalls?: StubToolCall[];
+  /** HTTP status; >= 400 sends an OpenAI error body. */
+  status?: number;
+  /** Raw error body (object → JSON) replacing the default OpenAI error shape. */
+  errorBody?: unknown;
+  errorMessage?: string;
+  errorType?: string;
+  errorCode?: string;
+  /** Seconds (or a raw header value) for `Retry-After`. */
+  retryAfter?: number | string;
+  headers?: Record<string, string>;
+  /** Wait before answering; a client abort during the wait is recorded. */
+  delayMs?: number;
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  finishReason?: string;
+  model?: string;
+  /** Never answer: the request stays open until the client aborts or the stub closes. */
+  hang?: boolean;
+  /** Destroy the connection without an answer (a connection error for the client). */
+  dropConnection?: boolean;
+}
+
+/** A dynamic reply: return a step, or undefined to fall through to the next responder / default. */
+export type StubResponder = (req: StubRequest) => StubStep | undefined | Promise<StubStep | undefined>;
+
+/** One recorded request, updated in place as it completes or is aborted. */
+export interface StubRequest {
+  /** 1-based sequence number across the stub's life; `id` is `req_<n>`, sent as `x-request-id`. */
+  n: number;
+  id: string;
+  method: string;
+  path: string;
+  agent: string;
+  kind: StubKind;
+  /** Script key of this request: `agent` or `kind:agent`. */
+  key: string;
+  headers: http.IncomingHttpHeaders;
+  /** Parsed JSON body (undefined until read, or when it is not JSON). */
+  body: any;
+  model?: string;
+  messages: Array<{ role: string; content: string }>;
+  /** All message contents joined by blank lines: handy for `toContain` assertions on prompts. */
+  prompt: string;
+  responseFormat?: unknown;
+  tools?: unknown[];
+  /** Epoch ms. */
+  startedAt: number;
+  endedAt?: number;
+  /** True when the client closed the connection before the response was fully sent. */
+  aborted: boolean;
+  abortedAt?: number;
+  status?: number;
+  /** Parsed JSON body the stub sent. */
+  responseBody?: any;
+  /** Ids (`n`) of the requests in flight when this one started, itself included. */
+  inFlightAtStart: number[];
+}
+
+/** Filter for hits/requests: a script key (see file doc) or a predicate. */
+export type StubFilter = string | ((req: StubRequest) => boolean);
+
+/** Options of {@link startStubLlm}. */
+export interface StubLlmOptions {
+  port?: number;
+  /** Default model name in responses when the request names none. */
+  model?: string;
+}
+
+/** The running stub. */
+export interface StubLlm {
+  /** Base URL for the openai client, ending in `/v1`. */
+  url: string;
+  port: number;
+  /** Every request received, in arrival order. */
+  readonly requests: StubRequest[];
+  /** Replaces the script of `key`; steps are consumed in order and the last one repeats. */
+  script(key: string, steps: Array<StubStep | StubResponder>): void;
+  /** Adds a dynamic responder, consulted after the scripts and before the default reply. */
+  respond(fn: StubResponder): void;
+  requestsFor(filter?: StubFilter): StubRequest[];
+  hits(filter?: StubFilter): number;
+  /** Requests of the filter currently open. */
+  inFlight(filter?: StubFilter): number;
+  /** Largest number of requests of the filter that were open at the same moment. */
+  maxConcurrent(filter?: StubFilter): number;
+  /** Polls until `pred` holds; rejects with `message` after `timeoutMs` (default 15 s). */
+  waitFor(pred: () => boolean, opts?: { timeoutMs?: number; message?: string }): Promise<void>;
+  /** Waits until at least `count` requests of the filter have arrived. */
+  waitForRequests(count: number, filter?: StubFilter, timeoutMs?: number): Promise<StubRequest[]>;
+  /** Forgets scripts, responders and recorded requests (request numbering continues). */
+  reset(): void;
+  /** Closes open connections (hanging requests included) and the server. */
+  close(): Promise<void>;
+}
