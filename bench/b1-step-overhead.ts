@@ -78,19 +78,47 @@ function variants(ctx: BenchContext): Variant[] {
   return list;
 }
 
+/** Share of the suite's time budget B1 may use for its timed repetitions. */
+export const B1_BUDGET_SHARE = 0.35;
+const WARMUP_STEPS = 40;
+const MIN_STEPS = 60;
+
+/**
+ * Picks steps and repetitions that fit B1's share of the budget, from the warm-up speed of each
+ * variant: fewer repetitions first, then fewer steps (never below {@link MIN_STEPS}).
+ */
+export function planRepetitions(msPerStepSum: number, wantSteps: number, wantReps: number, budgetMs: number): { steps: number; reps: number } {
+  const perRep = (steps: number) => msPerStepSum * steps;
+  const reps = Math.max(1, Math.min(wantReps, Math.floor(budgetMs / perRep(wantSteps))));
+  if (perRep(wantSteps) * reps <= budgetMs) return { steps: wantSteps, reps };
+  const steps = Math.max(MIN_STEPS, 2 * Math.floor(budgetMs / msPerStepSum / 2));
+  return { steps: Math.min(steps, wantSteps), reps: 1 };
+}
+
 /** Runs B1. */
 export async function runB1(ctx: BenchContext): Promise<BenchReport> {
-  const steps = ctx.options.steps;
   const list = variants(ctx);
   const results = new Map<string, VariantResult>(list.map((v) => [v.name, { name: v.name, runs: [] }]));
-  ctx.log('B1 warm-up (40 steps per variant)');
-  for (const v of list) await runVariant(ctx, v, Math.min(steps, 40));
-  for (let rep = 1; rep <= ctx.options.reps; rep++) {
+  ctx.log(`B1 warm-up (${WARMUP_STEPS} steps per variant)`);
+  let msPerStepSum = 0;
+  for (const v of list) {
+    const { m } = await runVariant(ctx, v, WARMUP_STEPS);
+    msPerStepSum += m.wallMs / WARMUP_STEPS;
+  }
+  const budgetMs = ctx.options.budgetS * 1000 * B1_BUDGET_SHARE;
+  const { steps, reps } = planRepetitions(msPerStepSum, ctx.options.steps, ctx.options.reps, budgetMs);
+  if (steps !== ctx.options.steps || reps !== ctx.options.reps) {
+    ctx.log(`B1 scaled to ${steps} steps × ${reps} repetitions to fit ${Math.round(budgetMs / 1000)} s (warm-up: ${round(msPerStepSum)} ms per step over all variants)`);
+  }
+  for (let rep = 1; rep <= reps; rep++) {
     for (const v of list) {
       const { m, history } = await runVariant(ctx, v, steps);
       const r = results.get(v.name)!;
       r.runs.push(m);
-      if (history && rep === ctx.options.reps) r.phases = stepPhases(activitySteps(history));
+      if (history && rep === reps) {
+        r.phases = stepPhases(activitySteps(history));
+        if (v.name === 'floor: activity') ctx.shared.set('floorHistory', history);
+      }
       ctx.log(`B1 rep ${rep} ${v.name}: ${round(m.wallMs / steps)} ms/step, ${m.requests} requests`);
     }
   }
@@ -133,7 +161,7 @@ export async function runB1(ctx: BenchContext): Promise<BenchReport> {
   const fmt = (x: number) => (Number.isFinite(x) ? round(x, 2) : '—');
   const tables: Table[] = [
     {
-      title: `Per-step wall time (${steps} sequential steps × ${ctx.options.reps} runs, stub delay 0 ms)`,
+      title: `Per-step wall time (${steps} sequential steps × ${reps} runs, stub delay 0 ms)`,
       headers: ['variant', 'p50 ms', 'p95 ms', 'p99 ms', 'mean ms/step', 'overhead p50 ms', 'overhead p99 ms', 'overhead mean ms', 'ratio p50', 'ratio mean'],
       rows: rows.map((r) => [
         r.name,
@@ -188,9 +216,9 @@ export async function runB1(ctx: BenchContext): Promise<BenchReport> {
     title: 'Per-step overhead, sequential, zero-latency stub',
     method:
       `${steps} sequential steps per run: troupe review loop (writer+critic, max_iterations ${steps / 2}); the floor workflow (same recorded requests, bare activity); the baseline is a Node loop sending the same recorded requests with the same openai client. ` +
-      `Warm-up run of each variant first, then ${ctx.options.reps} interleaved repetitions.`,
+      `Warm-up run of ${WARMUP_STEPS} steps of each variant first, then ${reps} interleaved repetitions` + (steps !== ctx.options.steps || reps !== ctx.options.reps ? ` (scaled down from ${ctx.options.steps} steps × ${ctx.options.reps} to fit the time budget).` : '.'),
     tables,
     targets,
-    data: { steps, reps: ctx.options.reps, baselineP50: baseP50, rows, runs: Object.fromEntries([...results].map(([k, v]) => [k, v.runs.map((r) => ({ wallMs: r.wallMs, requests: r.requests, cpuMs: r.cpuMs }))])) },
+    data: { steps, reps, requested: { steps: ctx.options.steps, reps: ctx.options.reps }, warmupMsPerStepSum: msPerStepSum, baselineP50: baseP50, rows, runs: Object.fromEntries([...results].map(([k, v]) => [k, v.runs.map((r) => ({ wallMs: r.wallMs, requests: r.requests, cpuMs: r.cpuMs }))])) },
   };
 }

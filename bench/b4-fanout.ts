@@ -110,6 +110,7 @@ export async function runB4(ctx: BenchContext): Promise<BenchReport> {
         {
           title: 'Fan-out wall time (ms, median)',
           headers: ['K', 'troupe wall', 'server start→close', 'first schedule→last completion', 'direct Promise.all', 'sequential K·L', 'speedup', 'speedup / K', 'overhead vs L', 'overhead vs direct', 'parent events', 'max concurrent at stub'],
+          note: 'Parent events: troupe also writes 2 WorkflowPropertiesModified events (memo troupeStatus at start and end), so its best case is 3K + 10: start (1) + first workflow task (3) + memo (1) + K × (scheduled, started, completed) + one workflow task for all completions (3) + memo (1) + completed (1). Each extra workflow task woken by a completion adds 3.',
           rows: rows.map((r) => [r.k, fmt(r.wallMs), fmt(r.serverMs), fmt(r.activitySpanMs), fmt(r.directMs), fmt(r.sequentialMs), fmt(r.speedup, 2), fmt(r.speedupOverK, 3), fmt(r.overheadVsL), fmt(r.overheadVsDirect), r.events, r.maxConcurrent]),
         },
       ],

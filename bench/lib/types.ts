@@ -42,6 +42,8 @@ export interface BenchOptions {
   long: boolean;
   /** Also measure on a second dev server with eager activity dispatch on. */
   eager: boolean;
+  /** Soft time budget of the whole suite in seconds; B1 scales its repetitions to its share. */
+  budgetS: number;
 }
 
 /** What every benchmark is given. */

@@ -1,7 +1,7 @@
 /**
  * The compaction activity (SPEC §8, §11.5): folds an agent's older turns into its rolling summary so the
  * agent's prompt stays inside `context_window`. The summary keeps decisions, open issues and the latest
- * scores and verdicts, and is bounded by `maxSummaryTokens`.
+ * scores and verdicts, and is bounded by `maxSummaryTokens`; the request itself is fitted to the same window.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type OpenAI from 'openai';
@@ -55,7 +55,9 @@ export function makeCompactTranscript(clientFor: (input: CompactionInput) => Ope
  * The compaction request's messages. With a `context_window`, the entries are cut (longest first) so
  * that the request plus the summary it asks for fits the same window as the agent's own prompts.
  */
-export function compactionMessages(input: Pick<CompactionInput, 'agent' | 'model' | 'summary' | 'entries' | 'maxSummaryTokens'>): ChatMessage[] {
+export function compactionMessages(
+  input: Pick<CompactionInput, 'agent' | 'model' | 'summary' | 'entries' | 'maxSummaryTokens'>,
+): ChatMessage[] {
   const build = (entries: string[]): ChatMessage[] => [
     { role: 'system', content: COMPACTION_TEXTS.system(input.agent, input.maxSummaryTokens) },
     { role: 'user', content: COMPACTION_TEXTS.user(input.summary, entries) },

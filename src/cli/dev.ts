@@ -6,6 +6,7 @@
  */
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { connectClient, followRun, startRun } from '../api';
 import { formatIssue } from '../core/config/issues';
 import { loadRoleFile } from '../config-file';
@@ -48,11 +49,14 @@ export async function run(args: ParsedArgs): Promise<number> {
   const task = stringFlag(args, 'task') ?? graph.task ?? 'Write a short essay on why the sky is blue.';
 
   out(DEV_TEXT.banner);
+  // the demo's output is the run's progress; worker lifecycle logs only at WARN and above
+  Runtime.install({ logger: new DefaultLogger(process.env.TROUPE_DEV_LOG ? 'INFO' : 'WARN') });
   const [grpcFree, uiFree] = await Promise.all([portFree(7233), portFree(8233)]);
   const server = await startDevServer({
     ...(grpcFree ? { port: 7233 } : {}),
     ...(uiFree ? { uiPort: 8233 } : {}),
     log: process.env.TROUPE_DEV_LOG ? (l) => err(`[temporal] ${l}`) : undefined,
+    cliLog: (l) => err(`[temporal cli] ${l}`),
   });
   const cleanups: Array<() => Promise<unknown>> = [() => server.stop()];
   try {

@@ -231,7 +231,8 @@ export async function processWave(run: Run, outcomes: AgentOutcome[]): Promise<W
   state.frontier = mergeWaves(state.frontier, routing.next);
 
   if (state.stop) {
-    return { kind: 'round_over', end: { status: 'cancelled', reason: 'user_stop', reasonText: TEXTS.userStop(state.stop.reason) } };
+    const reasonText = TEXTS.userStop(state.stop.reason);
+    return { kind: 'round_over', end: { status: 'cancelled', reason: 'user_stop', reasonText } };
   }
   const candidates: Array<RunEnd & { priority: number }> = [];
   if (goal) candidates.push({ ...goal, priority: goal.reason === 'goal_completed' ? 0 : 1 });

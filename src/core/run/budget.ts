@@ -94,7 +94,8 @@ export const BUDGET_TEXTS = {
     `money budget ${usdLimitText(limit)} reached (${usdSpentText(spent)} spent after ${plural(calls, 'agent call')})`,
   turns: (limit: number, calls: number) => `agent call budget ${limit} reached (${plural(calls, 'agent call')} dispatched)`,
   turnsWave: (limit: number, calls: number, waveSize: number) =>
-    `agent call budget ${limit} would be exceeded: the next wave needs ${plural(waveSize, 'agent call')} but only ${limit - calls} of ${limit} remain${limit - calls === 1 ? 's' : ''} (${plural(calls, 'agent call')} dispatched)`,
+    `agent call budget ${limit} would be exceeded: the next wave needs ${plural(waveSize, 'agent call')} ` +
+    `but only ${limit - calls} of ${limit} remain${limit - calls === 1 ? 's' : ''} (${plural(calls, 'agent call')} dispatched)`,
   duration: (limitMs: number, activeMs: number, calls: number) =>
     `duration budget ${secondsSpentText(limitMs)} reached (${secondsSpentText(activeMs)} of active time after ${plural(calls, 'agent call')})`,
   hints: {
