@@ -79,7 +79,7 @@ function variants(ctx: BenchContext): Variant[] {
 }
 
 /** Share of the suite's time budget B1 may use for its timed repetitions. */
-export const B1_BUDGET_SHARE = 0.35;
+export const B1_BUDGET_SHARE = 0.3;
 const WARMUP_STEPS = 40;
 const MIN_STEPS = 60;
 
@@ -193,6 +193,19 @@ export async function runB1(ctx: BenchContext): Promise<BenchReport> {
     },
   ];
 
+  const cal = ctx.calibration.getSystemInfo;
+  tables.push({
+    title: `Normalised to this machine's cheapest Temporal RPC (GetSystemInfo: ${cal.p50} ms round trip, ${cal.serverCpuMs ?? '?'} ms server CPU, ${cal.clientCpuMs} ms client CPU per call)`,
+    headers: ['variant', 'step p50 in RPC round trips', 'overhead p50 in RPC round trips', 'server CPU per step in RPCs', 'worker-process CPU per step in RPCs (client side)'],
+    rows: rows.map((r) => [
+      r.name,
+      fmt(r.p50 / cal.p50),
+      fmt(r.overheadP50 / cal.p50),
+      cal.serverCpuMs ? fmt(r.serverCpu / cal.serverCpuMs) : '—',
+      fmt(r.workerCpu / cal.clientCpuMs),
+    ]),
+    note: 'To estimate another machine, multiply by its GetSystemInfo round trip / CPU per call (bench/results/latest.json → calibration).',
+  });
   const byName = (n: string) => rows.find((r) => r.name === n);
   const troupe = byName('troupe review loop')!;
   const local = byName('floor: local activity')!;

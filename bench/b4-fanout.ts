@@ -2,17 +2,21 @@
  * B4 — star fan-out: K agents in one wave, each LLM call taking L = 1 s at the stub. Wall time of
  * the troupe run against the ideal L (a direct Promise.all of the same K calls, measured in the same
  * run) and the sequential K·L (K × the measured single direct call); speedup, overhead, parent
- * history events and the stub's observed concurrency.
+ * history events and the stub's observed concurrency; also on a worker with more activity pollers.
  */
 import { benchClient, directChat } from './lib/direct';
 import { eventRows, activitySteps } from './lib/history';
 import { starYaml, BENCH_TASK } from './lib/loops';
-import { compileYaml, type Stack } from './lib/stack';
+import { compileYaml, startExtraWorker, type Stack } from './lib/stack';
 import { median, round } from './lib/stats';
 import type { BenchContext, BenchReport, TargetCheck } from './lib/types';
 
 /** Stub latency per call in B4. */
 export const B4_DELAY_MS = 1000;
+/** Activity pollers of the variant worker (the SDK default is min(10, maxConcurrentActivityTaskExecutions)). */
+export const MORE_POLLERS = 32;
+const DEFAULT_WORKER = 'createWorker (10 activity pollers)';
+const MORE_POLLERS_WORKER = `${MORE_POLLERS} activity pollers`;
 
 interface FanoutRun {
   wallMs: number;
@@ -20,15 +24,17 @@ interface FanoutRun {
   serverMs: number;
   /** First ActivityTaskScheduled → last ActivityTaskCompleted. */
   activitySpanMs: number;
+  /** First ActivityTaskScheduled → last ActivityTaskStarted: how long dispatching all K took. */
+  startSpreadMs: number;
   events: number;
   maxConcurrent: number;
 }
 
-async function troupeStar(ctx: BenchContext, stack: Stack, k: number): Promise<FanoutRun> {
+async function troupeStar(ctx: BenchContext, stack: Stack, k: number, taskQueue?: string): Promise<FanoutRun> {
   await ctx.stub.reset();
   const graph = compileYaml(starYaml(k));
   const t0 = performance.now();
-  const handle = await stack.startTroupe(graph, BENCH_TASK);
+  const handle = await stack.startTroupe(graph, BENCH_TASK, taskQueue);
   await stack.result(handle);
   const wallMs = performance.now() - t0;
   const history = await handle.fetchHistory();
@@ -38,6 +44,7 @@ async function troupeStar(ctx: BenchContext, stack: Stack, k: number): Promise<F
     wallMs,
     serverMs: rows[rows.length - 1].timeMs - rows[0].timeMs,
     activitySpanMs: Math.max(...steps.map((s) => s.completedMs)) - Math.min(...steps.map((s) => s.scheduledMs)),
+    startSpreadMs: Math.max(...steps.map((s) => s.startedMs)) - Math.min(...steps.map((s) => s.scheduledMs)),
     events: rows.length,
     maxConcurrent: await ctx.stub.maxConcurrent(),
   };
@@ -65,36 +72,49 @@ export async function runB4(ctx: BenchContext): Promise<BenchReport> {
       singles.push(performance.now() - t0);
     }
     const single = median(singles);
-    await troupeStar(ctx, ctx.p0, 2);
+    const pollers = await startExtraWorker(ctx.p0, ctx.bundles, ctx.stub.url, {
+      activityTaskPollerBehavior: { type: 'simple-maximum', maximum: MORE_POLLERS },
+    });
     const rows = [];
-    for (const k of ks) {
-      const runs: FanoutRun[] = [];
-      const direct: number[] = [];
-      for (let rep = 0; rep < ctx.options.reps; rep++) {
-        direct.push(await directAll(ctx, k));
-        runs.push(await troupeStar(ctx, ctx.p0, k));
-        ctx.log(`B4 K=${k} rep ${rep + 1}: troupe ${round(runs[rep].wallMs)} ms, direct ${round(direct[rep])} ms`);
+    try {
+      await troupeStar(ctx, ctx.p0, 2);
+      await troupeStar(ctx, ctx.p0, 2, pollers.taskQueue);
+      for (const k of ks) {
+        for (const variant of [DEFAULT_WORKER, MORE_POLLERS_WORKER]) {
+          const queue = variant === DEFAULT_WORKER ? undefined : pollers.taskQueue;
+          const runs: FanoutRun[] = [];
+          const direct: number[] = [];
+          for (let rep = 0; rep < ctx.options.reps; rep++) {
+            direct.push(await directAll(ctx, k));
+            runs.push(await troupeStar(ctx, ctx.p0, k, queue));
+            ctx.log(`B4 K=${k} ${variant} rep ${rep + 1}: troupe ${round(runs[rep].wallMs)} ms, direct ${round(direct[rep])} ms`);
+          }
+          const wall = median(runs.map((r) => r.wallMs));
+          const sequential = k * single;
+          rows.push({
+            k,
+            variant,
+            wallMs: wall,
+            serverMs: median(runs.map((r) => r.serverMs)),
+            activitySpanMs: median(runs.map((r) => r.activitySpanMs)),
+            startSpreadMs: median(runs.map((r) => r.startSpreadMs)),
+            directMs: median(direct),
+            sequentialMs: sequential,
+            speedup: sequential / wall,
+            speedupOverK: sequential / wall / k,
+            overheadVsL: wall - B4_DELAY_MS,
+            overheadVsDirect: wall - median(direct),
+            events: median(runs.map((r) => r.events)),
+            maxConcurrent: Math.min(...runs.map((r) => r.maxConcurrent)),
+          });
+        }
       }
-      const wall = median(runs.map((r) => r.wallMs));
-      const sequential = k * single;
-      rows.push({
-        k,
-        wallMs: wall,
-        serverMs: median(runs.map((r) => r.serverMs)),
-        activitySpanMs: median(runs.map((r) => r.activitySpanMs)),
-        directMs: median(direct),
-        sequentialMs: sequential,
-        speedup: sequential / wall,
-        speedupOverK: sequential / wall / k,
-        overheadVsL: wall - B4_DELAY_MS,
-        overheadVsDirect: wall - median(direct),
-        events: median(runs.map((r) => r.events)),
-        maxConcurrent: Math.min(...runs.map((r) => r.maxConcurrent)),
-      });
+    } finally {
+      await pollers.stop();
     }
     const fmt = (x: number, d = 1) => round(x, d);
     const targets: TargetCheck[] = [];
-    for (const r of rows) {
+    for (const r of rows.filter((x) => x.variant === DEFAULT_WORKER)) {
       if (r.k <= 16) {
         targets.push({ target: `K=${r.k}: speedup ≥ 0.95·K (${fmt(0.95 * r.k, 2)})`, measured: `${fmt(r.speedup, 2)} (${fmt(r.speedupOverK, 3)}·K)`, met: r.speedupOverK >= 0.95 });
       }
@@ -105,13 +125,13 @@ export async function runB4(ctx: BenchContext): Promise<BenchReport> {
     return {
       id: 'B4',
       title: 'Star fan-out vs sequential',
-      method: `troupe star topology with K agents (one wave, all dispatched concurrently), stub delay L = ${B4_DELAY_MS} ms; wall = client start → result. Baselines in the same run: direct Promise.all of K calls (ideal ≈ L) and sequential K·L = K × the measured single direct call (${fmt(single)} ms). Median of ${ctx.options.reps} runs.`,
+      method: `troupe star topology with K agents (one wave, all dispatched concurrently), stub delay L = ${B4_DELAY_MS} ms; wall = client start → result. Each K runs on the production worker and on a bench worker that differs only by activityTaskPollerBehavior {simple-maximum ${MORE_POLLERS}}. Baselines in the same run: direct Promise.all of K calls (ideal ≈ L) and sequential K·L = K × the measured single direct call (${fmt(single)} ms). Median of ${ctx.options.reps} runs.`,
       tables: [
         {
           title: 'Fan-out wall time (ms, median)',
-          headers: ['K', 'troupe wall', 'server start→close', 'first schedule→last completion', 'direct Promise.all', 'sequential K·L', 'speedup', 'speedup / K', 'overhead vs L', 'overhead vs direct', 'parent events', 'max concurrent at stub'],
+          headers: ['K', 'worker', 'troupe wall', 'server start→close', 'first schedule→last start', 'first schedule→last completion', 'direct Promise.all', 'sequential K·L', 'speedup', 'speedup / K', 'overhead vs L', 'overhead vs direct', 'parent events', 'max concurrent at stub'],
           note: 'Parent events: troupe also writes 2 WorkflowPropertiesModified events (memo troupeStatus at start and end), so its best case is 3K + 10: start (1) + first workflow task (3) + memo (1) + K × (scheduled, started, completed) + one workflow task for all completions (3) + memo (1) + completed (1). Each extra workflow task woken by a completion adds 3.',
-          rows: rows.map((r) => [r.k, fmt(r.wallMs), fmt(r.serverMs), fmt(r.activitySpanMs), fmt(r.directMs), fmt(r.sequentialMs), fmt(r.speedup, 2), fmt(r.speedupOverK, 3), fmt(r.overheadVsL), fmt(r.overheadVsDirect), r.events, r.maxConcurrent]),
+          rows: rows.map((r) => [r.k, r.variant, fmt(r.wallMs), fmt(r.serverMs), fmt(r.startSpreadMs), fmt(r.activitySpanMs), fmt(r.directMs), fmt(r.sequentialMs), fmt(r.speedup, 2), fmt(r.speedupOverK, 3), fmt(r.overheadVsL), fmt(r.overheadVsDirect), r.events, r.maxConcurrent]),
         },
       ],
       targets,

@@ -4,14 +4,12 @@
  * bare-activity floor history of the same size; and what a cache miss costs live, by running a loop
  * on a worker with `maxCachedWorkflows: 0` (every workflow task replays the whole history).
  */
-import { randomUUID } from 'node:crypto';
-import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createActivities } from '../src/activities';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { B2_ITERATIONS } from './b2-history';
 import { eventRows, eventTypeCounts, type History } from './lib/history';
 import { reviewLoopYaml, BENCH_TASK } from './lib/loops';
 import { measure } from './lib/measure';
-import { compileYaml } from './lib/stack';
+import { compileYaml, startExtraWorker } from './lib/stack';
 import { linearFit, median, round } from './lib/stats';
 import type { BenchContext, BenchReport, TargetCheck } from './lib/types';
 
@@ -54,29 +52,15 @@ function workflowIdOf(history: History, fallback: string): string {
 
 /** A loop on a worker that caches no workflow: per-step time against the iteration index. */
 async function noCacheRun(ctx: BenchContext) {
-  const connection = await NativeConnection.connect({ address: ctx.p0.server.address });
-  const taskQueue = `bench-nocache-${randomUUID().slice(0, 8)}`;
-  const worker = await Worker.create({
-    connection,
-    namespace: ctx.p0.server.namespace,
-    taskQueue,
-    workflowBundle: ctx.bundles.troupe,
-    activities: createActivities({ baseUrl: ctx.stub.url, apiKey: 'bench-key', env: {} }),
-    maxCachedWorkflows: 0,
-    maxHeartbeatThrottleInterval: '500ms',
-    defaultHeartbeatThrottleInterval: '500ms',
-  });
-  const running = worker.run();
+  const extra = await startExtraWorker(ctx.p0, ctx.bundles, ctx.stub.url, { maxCachedWorkflows: 0 });
   try {
-    const m = await measure(ctx.stub, { server: ctx.pids.server, worker: ctx.pids.worker }, async () => {
-      const handle = await ctx.p0.startTroupe(compileYaml(reviewLoopYaml(NO_CACHE_ITERATIONS, 'bench-nocache')), BENCH_TASK, taskQueue);
+    return await measure(ctx.stub, { server: ctx.pids.server, worker: ctx.pids.worker }, async () => {
+      const graph = compileYaml(reviewLoopYaml(NO_CACHE_ITERATIONS, 'bench-nocache'));
+      const handle = await ctx.p0.startTroupe(graph, BENCH_TASK, extra.taskQueue);
       await ctx.p0.result(handle);
     });
-    return m;
   } finally {
-    worker.shutdown();
-    await running;
-    await connection.close();
+    await extra.stop();
   }
 }
 

@@ -16,6 +16,7 @@ import { runB4 } from './b4-fanout';
 import { runB5 } from './b5-replay';
 import { environment, load } from './lib/env';
 import { reviewLoopYaml, BENCH_TASK } from './lib/loops';
+import { tcpPingPong, trivialRpc } from './lib/calibrate';
 import { spinCalibrationMs } from './lib/measure';
 import { renderMarkdown, type SuiteResult } from './lib/report';
 import { buildBundles, compileYaml, startStack, type Stack } from './lib/stack';
@@ -98,6 +99,9 @@ async function main(): Promise<number> {
   const p0StartMs = performance.now() - tStack;
   let eager: Stack | undefined;
   const stacks: Stack[] = [p0];
+  await trivialRpc(p0.client, p0.server.pid, 50);
+  const calibration = { tcpPingPongMs: await tcpPingPong(), getSystemInfo: await trivialRpc(p0.client, p0.server.pid) };
+  log(`calibration ${JSON.stringify(calibration)}`);
   const result: SuiteResult = {
     environment: environment(p0.server.version),
     options: { ...opts, out: undefined },
@@ -134,6 +138,7 @@ async function main(): Promise<number> {
         pids: { server: p0.server.pid, eagerServer: eager?.server.pid, worker: process.pid, stub: stub.pid },
         log,
         shared,
+        calibration,
       };
       const t0 = performance.now();
       const loadAt = load();
@@ -167,7 +172,10 @@ async function main(): Promise<number> {
     'dev server + workers start ms': Math.round(p0StartMs),
     'load average before / after': `${loadBefore.load1} / ${load().load1}`,
     'spin calibration ms before / after (lower = less contention)': `${round(spinBefore, 0)} / ${round(spinAfter, 0)}`,
+    'TCP ping-pong between two processes, ms p50 / p95': `${calibration.tcpPingPongMs.p50} / ${calibration.tcpPingPongMs.p95}`,
+    'GetSystemInfo RPC: round trip ms p50 / p95, server CPU ms, client CPU ms per call': `${calibration.getSystemInfo.p50} / ${calibration.getSystemInfo.p95}, ${calibration.getSystemInfo.serverCpuMs}, ${calibration.getSystemInfo.clientCpuMs}`,
   };
+  result.calibration = calibration;
   fs.mkdirSync(opts.out, { recursive: true });
   fs.writeFileSync(path.join(opts.out, 'latest.json'), JSON.stringify(result, null, 2) + '\n');
   fs.writeFileSync(path.join(opts.out, 'latest.md'), renderMarkdown(result));

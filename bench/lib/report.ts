@@ -3,7 +3,7 @@
  * method, tables and perf.md targets with met / not met.
  */
 import type { Environment } from './env';
-import type { BenchReport, Table } from './types';
+import type { BenchReport, Calibration, Table } from './types';
 
 /** Everything a suite run produced. */
 export interface SuiteResult {
@@ -13,6 +13,7 @@ export interface SuiteResult {
   benchmarks: BenchReport[];
   errors: Array<{ id: string; message: string }>;
   totalMs: number;
+  calibration?: Calibration;
 }
 
 function cell(v: string | number): string {

@@ -12,8 +12,10 @@ import {
   NativeConnection,
   Runtime,
   Worker,
+  type WorkerOptions,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
+import { createActivities } from '../../src/activities';
 import { loadRoleConfig, formatIssue } from '../../src/core/config/load';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult } from '../../src/core/run/run-result';
@@ -63,6 +65,46 @@ export function compileYaml(yaml: string): CompiledGraph {
   return loaded.graph;
 }
 
+/** A troupe worker with non-default options on its own task queue (bench variants). */
+export interface ExtraWorker {
+  taskQueue: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a troupe worker like createWorker's (same activities, bundle and heartbeat throttling) but
+ * with `overrides` (e.g. no workflow cache, more activity pollers), on a fresh task queue of `stack`.
+ */
+export async function startExtraWorker(
+  stack: Stack,
+  bundles: Bundles,
+  stubUrl: string,
+  overrides: Partial<WorkerOptions>,
+): Promise<ExtraWorker> {
+  const connection = await NativeConnection.connect({ address: stack.server.address });
+  const taskQueue = `bench-extra-${randomUUID().slice(0, 8)}`;
+  const worker = await Worker.create({
+    connection,
+    namespace: stack.server.namespace,
+    taskQueue,
+    workflowBundle: bundles.troupe,
+    activities: createActivities({ baseUrl: stubUrl, apiKey: 'bench-key', env: {} }),
+    maxConcurrentActivityTaskExecutions: 100,
+    maxHeartbeatThrottleInterval: '500ms',
+    defaultHeartbeatThrottleInterval: '500ms',
+    ...overrides,
+  });
+  const running = worker.run();
+  return {
+    taskQueue,
+    async stop() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
+
 /** Options of {@link startStack}. */
 export interface StackOptions {
   name: string;
@@ -71,6 +113,8 @@ export interface StackOptions {
   /** Requests the floor activity replays (filled in after the first troupe run). */
   floorRequests: () => RecordedRequest[];
   dynamicConfig?: Record<string, DynamicConfigValue>;
+  /** SQLite file for the dev server (default: in memory). */
+  dbFile?: string;
 }
 
 /** A running stack; `close()` stops the workers, the connections and the server. */
@@ -90,7 +134,7 @@ export interface Stack {
 /** Starts a dev server and both workers; resolves once the workers run. */
 export async function startStack(opts: StackOptions): Promise<Stack> {
   installRuntime();
-  const server = await startDevServer({ headless: true, dynamicConfig: opts.dynamicConfig });
+  const server = await startDevServer({ headless: true, dynamicConfig: opts.dynamicConfig, dbFile: opts.dbFile });
   const native = await NativeConnection.connect({ address: server.address });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace });

@@ -62,4 +62,12 @@ export interface BenchContext {
   log(line: string): void;
   /** Results of earlier benchmarks in this run (B5 reuses B2's history). */
   shared: Map<string, unknown>;
+  /** Machine calibration of this run (see lib/calibrate.ts). */
+  calibration: Calibration;
+}
+
+/** Machine calibration measured at the start of a run. */
+export interface Calibration {
+  tcpPingPongMs: { p50: number; p95: number };
+  getSystemInfo: { p50: number; p95: number; serverCpuMs?: number; clientCpuMs: number };
 }

@@ -18,8 +18,7 @@ import {
 } from '../core/run/state';
 import { conditionHolds } from '../core/termination/evaluate';
 import type { Run } from './context';
-import { mergeWaves } from './process';
-import { TEXTS } from './texts';
+import { mergeWaves, userStop } from './process';
 
 /** Stop the active clock and the goal clock (pauses and human waits, §6.2). */
 export function stopClocks(run: Run): void {
@@ -33,10 +32,6 @@ export function startClocks(run: Run): void {
   const now = Date.now();
   startClock(run.state, now);
   if (run.state.goal) run.state.goal = resumeGoalClock(run.state.goal, now);
-}
-
-export function userStop(run: Run): RunEnd {
-  return { status: 'cancelled', reason: 'user_stop', reasonText: TEXTS.userStop(run.state.stop?.reason) };
 }
 
 /** Whether the run must wait before dispatching (pause, pending requests, a paused goal). */

@@ -6,7 +6,7 @@
 import { isCancellation } from '@temporalio/workflow';
 import { captureResult, normalizeResult } from '../core/run/result';
 import { hashResult } from '../core/hash';
-import { checkWaveBudget, recordCall } from '../core/run/budget';
+import { addUsage, checkWaveBudget, recordCall } from '../core/run/budget';
 import { applyGoalEvents, goalRunStatus, type GoalEvent } from '../core/run/goal';
 import { recapText, TEXT_CAP_BYTES } from '../core/run/context';
 import { openRequest, HITL_SIGNAL_TYPES } from '../core/run/requests';
@@ -31,7 +31,6 @@ import {
   updateLatches,
   verdictKey,
 } from '../core/termination/evaluate';
-import type { TokenCounts } from '../core/termination/view';
 import { activitiesFor, type Run } from './context';
 import type { AgentOutcome } from './wave';
 import { TEXTS } from './texts';
@@ -46,14 +45,6 @@ export type WaveVerdict =
   | { kind: 'continue' }
   | { kind: 'round_over'; end: RunEnd }
   | { kind: 'budget'; end: RunEnd };
-
-function addTokens(a: TokenCounts, b: TokenCounts): TokenCounts {
-  return {
-    promptTokens: a.promptTokens + b.promptTokens,
-    completionTokens: a.completionTokens + b.completionTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-}
 
 /** Step (1): record one agent's result into run- and round-scoped state. */
 export function recordResult(
@@ -73,11 +64,11 @@ export function recordResult(
   const previous = state.results[item.agent];
   state.results[item.agent] = { text: captured, hash, count: (previous?.count ?? 0) + 1 };
   round.latest[item.agent] = { text: normalized, hash };
-  const window = stuckWindow(graph.termination) + 1;
+  const window = stuckWindow(graph.termination, graph.edges) + 1;
   const hashes = (round.hashes[item.agent] ??= []);
   pushBounded(hashes, hash, window);
   if (kind === 'agent') round.messages += 1;
-  round.usage = addTokens(round.usage, result.usage);
+  round.usage = addUsage(round.usage, result.usage);
   recordCall(state.usage, {
     kind: 'agent',
     agent: item.agent,
@@ -87,7 +78,7 @@ export function recordResult(
     pricing: graph.pricing,
     llmCalls: result.llmCalls,
   });
-  round.latches = updateLatches(graph.termination, item.agent, normalized, round.latches);
+  round.latches = updateLatches(graph.termination, item.agent, normalized, round.latches, graph.edges);
 
   const memory = (state.memory[item.agent] ??= { own: [] });
   pushBounded(memory.own, captured, OWN_RESULTS_KEPT);
@@ -116,7 +107,7 @@ export function recordResult(
     if (event.tool === 'signal') {
       const at = new Date(now).toISOString();
       pushBounded(state.signals, { type: event.type, payload: event.payload, at, source: item.agent }, MAX_SIGNALS);
-      round.signals.push(event.type);
+      if (!round.signals.includes(event.type)) round.signals.push(event.type);
       if ((HITL_SIGNAL_TYPES as readonly string[]).includes(event.type)) {
         const request = openRequest(state, {
           kind: event.type as (typeof HITL_SIGNAL_TYPES)[number],
@@ -164,7 +155,7 @@ export async function judgeWave(run: Run, agents: string[]): Promise<void> {
           timeoutMs: JUDGE_TIMEOUT_MS,
         });
         state.round.verdicts[key] = { hash: latest.hash, converged: verdict.converged, reason: verdict.reason };
-        state.round.usage = addTokens(state.round.usage, verdict.usage);
+        state.round.usage = addUsage(state.round.usage, verdict.usage);
         recordCall(state.usage, {
           kind: 'judge',
           agent: target.agent,
@@ -230,10 +221,7 @@ export async function processWave(run: Run, outcomes: AgentOutcome[]): Promise<W
   for (const agent of routing.deadEnds) warn(state, TEXTS.deadEnd(agent, state.round.round));
   state.frontier = mergeWaves(state.frontier, routing.next);
 
-  if (state.stop) {
-    const reasonText = TEXTS.userStop(state.stop.reason);
-    return { kind: 'round_over', end: { status: 'cancelled', reason: 'user_stop', reasonText } };
-  }
+  if (state.stop) return { kind: 'round_over', end: userStop(run) };
   const candidates: Array<RunEnd & { priority: number }> = [];
   if (goal) candidates.push({ ...goal, priority: goal.reason === 'goal_completed' ? 0 : 1 });
   const stop = evaluateTermination(graph.termination, terminationView(state, Date.now()));
@@ -248,11 +236,8 @@ export async function processWave(run: Run, outcomes: AgentOutcome[]): Promise<W
     });
   }
   if (state.frontier.length === 0 && state.held.length === 0) {
-    if (state.round.exits.length > 0) {
-      candidates.push({ status: 'completed', reason: 'exit', reasonText: TEXTS.exit(state.round.exits), priority: 1 });
-    } else {
-      candidates.push({ status: 'exhausted', reason: 'dead_end', reasonText: TEXTS.deadEndRound(), priority: 3 });
-    }
+    const end = graphEnd(state);
+    candidates.push({ ...end, priority: end.reason === 'exit' ? 1 : 3 });
   }
   if (candidates.length > 0) {
     const best = candidates.reduce((a, b) => (b.priority < a.priority ? b : a));
@@ -262,6 +247,21 @@ export async function processWave(run: Run, outcomes: AgentOutcome[]): Promise<W
   const budget = budgetEnd(state, run);
   if (budget) return { kind: 'budget', end: budget };
   return { kind: 'continue' };
+}
+
+/** The end `stop` imposes (§7, §11.6): graceful, after in-flight work. */
+export function userStop(run: Run): RunEnd {
+  return { status: 'cancelled', reason: 'user_stop', reasonText: TEXTS.userStop(run.state.stop?.reason) };
+}
+
+/**
+ * How a round's graph ends once its next wave is empty (§4.5, §11.3): `exit` when an agent took an
+ * exit edge, else `exhausted/dead_end`.
+ */
+export function graphEnd(state: RunState): RunEnd {
+  return state.round.exits.length > 0
+    ? { status: 'completed', reason: 'exit', reasonText: TEXTS.exit(state.round.exits) }
+    : { status: 'exhausted', reason: 'dead_end', reasonText: TEXTS.deadEndRound() };
 }
 
 /** Merge routed items into a frontier: one dispatch per agent with all triggers (joins). */
@@ -278,5 +278,5 @@ export function mergeWaves(frontier: WaveItem[], next: WaveItem[]): WaveItem[] {
 /** Record a run-level signal received by the workflow (`signal` signal, §7). */
 export function recordSignal(state: RunState, type: string, payload: unknown, now: number): void {
   pushBounded(state.signals, { type, payload, at: new Date(now).toISOString() }, MAX_SIGNALS);
-  state.round.signals.push(type);
+  if (!state.round.signals.includes(type)) state.round.signals.push(type);
 }

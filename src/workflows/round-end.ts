@@ -8,8 +8,8 @@ import { finalAgents, finalText, type RunEnd } from '../core/run/run-result';
 import { openRequest } from '../core/run/requests';
 import { addNote, entryWave, warn } from '../core/run/state';
 import type { Run } from './context';
-import { budgetEnd, recordResult } from './process';
-import { gate, startRound, userStop } from './gate';
+import { budgetEnd, recordResult, userStop } from './process';
+import { gate, startRound } from './gate';
 import { TEXTS } from './texts';
 import { dispatchWave } from './wave';
 

@@ -27,9 +27,9 @@ import {
 } from '../core/run/state';
 import { evaluateTermination } from '../core/termination/evaluate';
 import type { Run } from './context';
-import { gate, userStop } from './gate';
+import { gate } from './gate';
 import { installHandlers } from './handlers';
-import { budgetEnd, processWave, recordResult } from './process';
+import { budgetEnd, graphEnd, processWave, recordResult } from './process';
 import { finishRound } from './round-end';
 import { TEXTS } from './texts';
 import { dispatchWave } from './wave';
@@ -96,11 +96,7 @@ async function runRound(run: Run, input: RunInput): Promise<RunEnd> {
   for (;;) {
     const stopped = await gate(run);
     if (stopped) return stopped;
-    if (state.frontier.length === 0) {
-      return state.round.exits.length > 0
-        ? { status: 'completed', reason: 'exit', reasonText: TEXTS.exit(state.round.exits) }
-        : { status: 'exhausted', reason: 'dead_end', reasonText: TEXTS.deadEndRound() };
-    }
+    if (state.frontier.length === 0) return graphEnd(state);
     const pre = evaluateTermination(graph.termination, terminationView(state, Date.now()));
     if (pre) return { status: pre.status, reason: pre.reason, reasonText: pre.reasonText };
     const budget = budgetEnd(state, run, state.frontier.length);
@@ -118,7 +114,6 @@ async function runRound(run: Run, input: RunInput): Promise<RunEnd> {
       return outcome.end;
     }
     const verdict = await processWave(run, outcome.outcomes);
-    if (state.stop) return userStop(run);
     if (verdict.kind !== 'continue') return verdict.end;
   }
 }

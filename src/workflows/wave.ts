@@ -8,11 +8,10 @@ import type { AgentCallResult } from '../core/run/llm-types';
 import { buildAgentMessages } from '../core/run/prompts';
 import { planContext } from '../core/run/context';
 import { goalSnapshot } from '../core/run/goal';
-import { recordCall } from '../core/run/budget';
-import { activeMs, takeNotes, warn, type AgentNote } from '../core/run/state';
+import { addUsage, recordCall } from '../core/run/budget';
+import { activeMs, takeNotes, terminationView, warn, type AgentNote } from '../core/run/state';
 import { iterationOf, type WaveItem } from '../core/run/routing';
-import { describeTermination, evaluateTermination, scoreReaders } from '../core/termination/evaluate';
-import { terminationView } from '../core/run/state';
+import { allConditions, describeTermination, evaluateTermination, scoreReaders } from '../core/termination/evaluate';
 import type { RunEnd } from '../core/run/run-result';
 import { activitiesFor, type Run } from './context';
 import { diagnosticsOf, failureEnd } from './failures';
@@ -79,7 +78,7 @@ async function prepareMessages(run: Run, item: WaveItem, notes: AgentNote[]): Pr
         round: state.round.round,
         pricing: graph.pricing,
       });
-      state.round.usage = addTokens(state.round.usage, compacted.usage);
+      state.round.usage = addUsage(state.round.usage, compacted.usage);
       memory.summary = compacted.summary;
       memory.own = memory.own.slice(plan.dropped.ownRecent);
       const summarized = thread().slice(0, plan.dropped.thread);
@@ -114,17 +113,6 @@ async function prepareMessages(run: Run, item: WaveItem, notes: AgentNote[]): Pr
     };
   }
   return { ok: true, messages: buildAgentMessages(plan.input) };
-}
-
-function addTokens(
-  a: { promptTokens: number; completionTokens: number; totalTokens: number },
-  b: { promptTokens: number; completionTokens: number; totalTokens: number },
-) {
-  return {
-    promptTokens: a.promptTokens + b.promptTokens,
-    completionTokens: a.completionTokens + b.completionTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
 }
 
 /** Dispatch one agent (compaction, then the agent activity). */
@@ -226,13 +214,8 @@ export async function dispatchWave(
 function timeoutDeadlines(run: Run): Array<{ waitMs: number }> {
   const { state, graph } = run;
   const roundMs = activeMs(state, Date.now()) - state.round.startedActiveMs;
-  const found: number[] = [];
-  const visit = (c: import('../core/termination/types').Condition) => {
-    if (c.kind === 'timeout_ms') found.push(c.ms);
-    if (c.kind === 'any_of' || c.kind === 'all_of') c.items.forEach(visit);
-  };
-  graph.termination.anyOf.forEach(visit);
-  graph.termination.allOf.forEach(visit);
+  // timeouts inside `when` guards are read, not timed (§11.2)
+  const found = [...allConditions(graph.termination)].flatMap((c) => (c.kind === 'timeout_ms' ? [c.ms] : []));
   const sorted = [...new Set(found)].sort((a, b) => a - b).filter((ms) => ms > roundMs);
   let elapsed = roundMs;
   return sorted.map((ms) => {

@@ -11,7 +11,7 @@ import type { Condition, RunStatus, StopReason, Termination } from './types';
 import type { TerminationView } from './view';
 
 export { describeCondition, describeTermination } from './describe';
-export { judgeTargets, latchKey, scoreReaders, stuckWindow, timeoutMs, updateLatches, verdictKey } from './scan';
+export { allConditions, judgeTargets, latchKey, scoreReaders, stuckWindow, timeoutMs, updateLatches, verdictKey } from './scan';
 
 /** A decision to stop the round, with the reason the user sees. */
 export interface Stop {

@@ -41,8 +41,6 @@ export const REASON_TEXTS = {
   tokenUsage: (used: number, kind: 'total' | 'prompt' | 'completion', limit: number) =>
     `token_usage: round used ${used} ${kind} tokens >= ${limit}`,
   custom: (reason: string, description: string) => `${reason}: ${description}`,
-  exit: (agents: string[]) => `exit: ${agents.join(',')} took an exit edge`,
-  deadEnd: (agent: string) => `dead_end: no edge led on from ${agent} and no exit was taken`,
 } as const;
 
 /** Prompt descriptions of conditions (rolebox §1.15 plus troupe's own conditions). */
