@@ -60,12 +60,18 @@ function naiveProjection(history: History, maxIterations: number) {
 
 /** Follows a continue-as-new chain from its first run; returns each run's event count and bytes. */
 async function chain(client: Client, workflowId: string, firstRunId: string) {
-  const runs: Array<{ runId: string; events: number; bytes: number }> = [];
+  const runs: Array<{ runId: string; events: number; bytes: number; startBytes: number; endBytes: number }> = [];
   let runId: string | undefined = firstRunId;
   while (runId) {
     const history: History = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     const rows = eventRows(history);
-    runs.push({ runId, events: rows.length, bytes: rows.reduce((n, r) => n + r.bytes, 0) });
+    runs.push({
+      runId,
+      events: rows.length,
+      bytes: rows.reduce((n, r) => n + r.bytes, 0),
+      startBytes: rows[0]?.bytes ?? 0,
+      endBytes: rows[rows.length - 1]?.bytes ?? 0,
+    });
     runId = continuedAsNewRunId(history);
   }
   return runs;
@@ -179,8 +185,8 @@ export async function runB2(ctx: BenchContext): Promise<BenchReport> {
     const maxEvents = Math.max(...runs.map((r) => r.events));
     tables.push({
       title: `${B2_LONG_ITERATIONS} iterations with continue-as-new on continueAsNewSuggested`,
-      headers: ['run', 'events', 'encoded bytes'],
-      rows: runs.map((r, i) => [i + 1, r.events, r.bytes]),
+      headers: ['run', 'events', 'encoded bytes', 'first event bytes (input, carried state)', 'last event bytes (continue-as-new / result)'],
+      rows: runs.map((r, i) => [i + 1, r.events, r.bytes, r.startBytes, r.endBytes]),
       note: `Result: ${result.status}/${result.reason}; ${runs.length - 1} continue-as-new.`,
     });
     targets.push(

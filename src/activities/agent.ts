@@ -10,7 +10,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { AgentCallInput, AgentCallResult, ToolEvent } from '../core/run/llm-types';
 import { handleToolCall, toolDefinitions } from '../core/run/tool-calls';
-import { ZERO_USAGE, addUsage, chatCompletion, openCallScope, type ChatResponse } from './llm';
+import { ZERO_USAGE, addUsage, chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
 import { truncateUtf8 } from './truncate';
 
 /** Limits of the agent activity. */
@@ -34,6 +34,8 @@ export const AGENT_TEXTS = {
     `agent ${agent}: tool calls still requested after ${rounds} tool rounds; they were ignored`,
   unofferedTools: (agent: string) => `agent ${agent}: the model called tools although none were offered; ignored`,
   refusal: (agent: string) => `agent ${agent}: the model refused; its refusal is the result`,
+  noResponseFormat: (agent: string) =>
+    `agent ${agent}: the endpoint rejected response_format json_schema; asked again without it (the schema is in the prompt)`,
 } as const;
 
 /** Builds the agent activity for a client factory (the worker binds the endpoint options). */
@@ -49,10 +51,18 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
     let llmCalls = 0;
     let toolRounds = 0;
     let last: ChatResponse;
+    let structured = input.responseSchema !== undefined;
 
     for (;;) {
       const closing = tools.length > 0 && toolRounds >= AGENT_LIMITS.maxToolRounds;
-      last = await chatCompletion(client, requestBody(input, messages, tools, closing), scope);
+      try {
+        last = await chatCompletion(client, requestBody(input, messages, tools, closing, structured), scope);
+      } catch (err) {
+        if (!structured || !rejectsResponseFormat(err)) throw err;
+        structured = false;
+        warnings.push(AGENT_TEXTS.noResponseFormat(input.agent));
+        continue;
+      }
       usage = addUsage(usage, last.usage);
       llmCalls += 1;
       const message = last.completion.choices[0]!.message;
@@ -107,6 +117,7 @@ function requestBody(
   messages: ChatCompletionMessageParam[],
   tools: ReturnType<typeof toolDefinitions>,
   closing: boolean,
+  structured: boolean,
 ): ChatCompletionCreateParamsNonStreaming {
   const { model } = input;
   return {
@@ -115,7 +126,7 @@ function requestBody(
     ...(model.temperature !== undefined ? { temperature: model.temperature } : {}),
     ...(model.maxTokens !== undefined ? { max_tokens: model.maxTokens } : {}),
     ...(tools.length > 0 ? { tools, ...(closing ? { tool_choice: 'none' as const } : {}) } : {}),
-    ...(input.responseSchema
+    ...(structured && input.responseSchema
       ? {
           response_format: {
             type: 'json_schema' as const,

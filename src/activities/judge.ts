@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { FAILURE_TYPES, type JudgeInput, type JudgeResult, type LlmFailureDetails } from '../core/run/llm-types';
-import { chatCompletion, llmFailureDetails, openCallScope, type ChatResponse } from './llm';
+import { chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
 
 /** The strict response format the judge requests. */
 export const VERDICT_RESPONSE_FORMAT = {
@@ -38,7 +38,6 @@ export const JUDGE_TEXTS = {
     (requestId ? ` (request id ${requestId})` : ''),
 } as const;
 
-const RESPONSE_FORMAT_REJECTED = /response[_ ]format|json[_ ]schema|structured output/i;
 
 /** Builds the judge activity for a client factory (the worker binds the endpoint options). */
 export function makeJudgeConvergence(clientFor: (input: JudgeInput) => OpenAI) {
@@ -79,10 +78,6 @@ function judgeBody(input: JudgeInput, structured: boolean): ChatCompletionCreate
   };
 }
 
-function rejectsResponseFormat(err: unknown): boolean {
-  const details = llmFailureDetails(err);
-  return details?.status === 400 && RESPONSE_FORMAT_REJECTED.test(details.message);
-}
 
 /** Reads a verdict from the whole reply, else from its first balanced JSON object; undefined if none. */
 export function parseVerdict(text: string): { converged: boolean; reason: string } | undefined {

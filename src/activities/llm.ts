@@ -255,3 +255,14 @@ export function addUsage(a: TokenCounts, b: TokenCounts): TokenCounts {
 
 /** Zero usage, the start of every sum. */
 export const ZERO_USAGE: TokenCounts = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+
+const RESPONSE_FORMAT_REJECTED = /response[_ ]format|json[_ ]schema|structured output/i;
+
+/**
+ * Whether a failure is an endpoint refusing `response_format` (HTTP 400 naming it): such endpoints
+ * get the same request once more without it (§11.12, §11.13).
+ */
+export function rejectsResponseFormat(err: unknown): boolean {
+  const details = llmFailureDetails(err);
+  return details?.status === 400 && RESPONSE_FORMAT_REJECTED.test(details.message);
+}

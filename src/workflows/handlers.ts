@@ -104,7 +104,7 @@ export function installHandlers(run: Run): void {
   setHandler(stopSignal, (raw) =>
     safely(run, 'stop', () => {
       const stop = parsed<{ reason?: string }>(run, 'stop', raw ?? {});
-      state.stop = { reason: stop?.reason };
+      if (stop) state.stop = { reason: stop.reason };
     }),
   );
   setHandler(statusQuery, () => buildStatusView(state, Date.now(), run.inFlight, run.end));

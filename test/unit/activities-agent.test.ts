@@ -3,7 +3,7 @@ import { AGENT_LIMITS, AGENT_TEXTS } from '../../src/activities/agent';
 import type { AgentCallInput, GoalSnapshot } from '../../src/core/run/llm-types';
 import { GOAL_TOOL, SIGNAL_TOOL, TOOL_TEXTS } from '../../src/core/run/tool-calls';
 import { activityEnv, runIn, testModel } from '../helpers/activity-env';
-import { completion, startMiniLlm, type MiniLlm, type Reply, type SeenRequest } from '../helpers/mini-llm';
+import { completion, errorBody, startMiniLlm, type MiniLlm, type Reply, type SeenRequest } from '../helpers/mini-llm';
 
 const goal: GoalSnapshot = { objective: 'ship v1', status: 'active', turnCount: 3, maxTurns: 10 };
 
@@ -69,6 +69,29 @@ describe('callAgent', () => {
       type: 'json_schema',
       json_schema: { name: 'troupe_output', strict: false, schema },
     });
+  });
+
+  it('asks again without response_format when the endpoint rejects it, with a warning', async () => {
+    const acts = await start((_req, i) =>
+      i === 0
+        ? { status: 400, json: errorBody("Invalid parameter: 'response_format' of type 'json_schema' is not supported") }
+        : { json: completion({ content: '{"score": 3}' }) },
+    );
+    const schema = { type: 'object', properties: { score: { type: 'number' } } };
+    const result = await runIn(activityEnv(), acts.callAgent, input({ responseSchema: schema }));
+    expect(stub!.requests).toHaveLength(2);
+    expect(stub!.requests[0]!.body.response_format).toBeDefined();
+    expect(stub!.requests[1]!.body.response_format).toBeUndefined();
+    expect(result.text).toBe('{"score": 3}');
+    expect(result.warnings).toEqual([AGENT_TEXTS.noResponseFormat('writer')]);
+  });
+
+  it('does not retry other 400s even with a responseSchema', async () => {
+    const acts = await start(() => ({ status: 400, json: errorBody('model is required') }));
+    await expect(runIn(activityEnv(), acts.callAgent, input({ responseSchema: { type: 'object' } }))).rejects.toMatchObject({
+      nonRetryable: true,
+    });
+    expect(stub!.requests).toHaveLength(1);
   });
 
   it('answers an invalid goal call (completed without evidence) with an error tool result and no event', async () => {
