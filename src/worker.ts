@@ -4,7 +4,6 @@
  * checks) is bundled into it so the workflow can evaluate what the plugin registers (§11.11).
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities, type LlmEndpointOptions } from './activities';
@@ -27,7 +26,10 @@ export interface WorkerConfig extends Partial<TroupeSettings> {
 export function workflowEntry(plugins?: string): string {
   const workflows = require.resolve('./workflows');
   if (!plugins) return workflows;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-wf-'));
+  // inside the package, so the bundler resolves @temporalio/workflow from our node_modules
+  const base = path.resolve(__dirname, '..', '.troupe', 'plugin-entries');
+  fs.mkdirSync(base, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(base, 'entry-'));
   const entry = path.join(dir, 'entry.ts');
   const rel = (p: string) => JSON.stringify(path.resolve(p).replace(/\.[cm]?[tj]s$/, ''));
   fs.writeFileSync(entry, `import ${rel(plugins)};\nexport * from ${rel(workflows.replace(/\.[cm]?[tj]s$/, ''))};\n`);
