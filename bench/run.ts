@@ -4,7 +4,8 @@
  * latest.md. Every benchmark compares against a baseline measured in the same run.
  *
  * Flags: --only B1,B4  --reps N (default 3)  --steps N (B1, default 200)  --long (B2 with 1,000
- * iterations and continue-as-new, B3 with N = 128 and 200 ms, B4 with K = 64)  --no-eager
+ * iterations and continue-as-new, B3 with N = 128 and 200 ms, B4 with K = 64)  --no-variants (skip the
+ * dev servers with eager dispatch / faster transfer-queue polling)
  * --budget-s N (soft budget, default 300: B1 scales its repetitions to fit; the run aborts at 2×).
  */
 import * as fs from 'node:fs';
@@ -19,7 +20,7 @@ import { reviewLoopYaml, BENCH_TASK } from './lib/loops';
 import { tcpPingPong, trivialRpc } from './lib/calibrate';
 import { spinCalibrationMs } from './lib/measure';
 import { renderMarkdown, type SuiteResult } from './lib/report';
-import { buildBundles, compileYaml, startStack, type Stack } from './lib/stack';
+import { buildBundles, compileYaml, SERVER_VARIANTS, startStack, type ServerVariant, type Stack } from './lib/stack';
 import { startBenchStub } from './lib/stub-client';
 import { round } from './lib/stats';
 import type { BenchContext, BenchOptions, BenchReport } from './lib/types';
@@ -32,6 +33,9 @@ export const BENCHMARKS: Record<string, (ctx: BenchContext) => Promise<BenchRepo
   B4: runB4,
   B5: runB5,
 };
+
+/** Iterations of the run whose requests the baselines and the floor workflow replay (cycled). */
+export const RECORDED_ITERATIONS = 40;
 
 /** Parsed command line. */
 export interface CliOptions extends BenchOptions {
@@ -46,7 +50,7 @@ export function parseArgs(argv: string[]): CliOptions {
     steps: 200,
     reps: 3,
     long: false,
-    eager: true,
+    serverVariants: true,
     only: Object.keys(BENCHMARKS),
     budgetS: 300,
     out: path.join(__dirname, 'results'),
@@ -59,7 +63,7 @@ export function parseArgs(argv: string[]): CliOptions {
       return v;
     };
     if (a === '--long') opts.long = true;
-    else if (a === '--no-eager') opts.eager = false;
+    else if (a === '--no-variants') opts.serverVariants = false;
     else if (a === '--reps') opts.reps = Math.max(1, Number(next()));
     else if (a === '--steps') opts.steps = Math.max(4, 2 * Math.round(Number(next()) / 2));
     else if (a === '--budget-s') opts.budgetS = Number(next());
@@ -97,14 +101,26 @@ async function main(): Promise<number> {
   const tStack = performance.now();
   const p0 = await startStack({ name: 'P0', bundles, stubUrl: stub.url, floorRequests });
   const p0StartMs = performance.now() - tStack;
-  let eager: Stack | undefined;
   const stacks: Stack[] = [p0];
+  const variants: Partial<Record<ServerVariant, Stack>> = {};
+  const startVariant = async (name: ServerVariant) => {
+    const stack = await startStack({ name, bundles, stubUrl: stub.url, floorRequests, dynamicConfig: SERVER_VARIANTS[name].dynamicConfig });
+    stacks.push(stack);
+    variants[name] = stack;
+  };
+  const stopVariant = async (name: ServerVariant) => {
+    const stack = variants[name];
+    if (!stack) return;
+    delete variants[name];
+    stacks.splice(stacks.indexOf(stack), 1);
+    await stack.close();
+  };
   await trivialRpc(p0.client, p0.server.pid, 50);
   const calibration = { tcpPingPongMs: await tcpPingPong(), getSystemInfo: await trivialRpc(p0.client, p0.server.pid) };
   log(`calibration ${JSON.stringify(calibration)}`);
   const result: SuiteResult = {
     environment: environment(p0.server.version),
-    options: { ...opts, out: undefined },
+    options: { steps: opts.steps, reps: opts.reps, long: opts.long, serverVariants: opts.serverVariants, only: opts.only.join(','), budgetS: opts.budgetS },
     setup: {},
     benchmarks: [],
     errors: [],
@@ -112,20 +128,14 @@ async function main(): Promise<number> {
   };
   try {
     log('recording the requests the baselines replay');
-    const handle = await p0.startTroupe(compileYaml(reviewLoopYaml(opts.steps / 2, 'bench-record')), BENCH_TASK);
+    const handle = await p0.startTroupe(compileYaml(reviewLoopYaml(RECORDED_ITERATIONS, 'bench-record')), BENCH_TASK);
     await p0.result(handle);
     requests = await stub.requests();
-    const needEager = opts.eager && opts.only.includes('B1');
-    if (needEager) {
-      eager = await startStack({
-        name: 'P0-eager',
-        bundles,
-        stubUrl: stub.url,
-        floorRequests,
-        dynamicConfig: { 'system.enableActivityEagerExecution': true },
-      });
-      stacks.push(eager);
+    if (opts.serverVariants && opts.only.includes('B1')) {
+      await startVariant('eager');
+      await startVariant('fast-transfer');
     }
+    if (opts.serverVariants && opts.only.some((id) => ['B1', 'B3', 'B4'].includes(id))) await startVariant('tuned');
     const shared = new Map<string, unknown>();
     for (const id of opts.only) {
       const ctx: BenchContext = {
@@ -133,9 +143,9 @@ async function main(): Promise<number> {
         stub,
         bundles,
         p0,
-        eager: id === 'B1' ? eager : undefined,
+        variants: { ...variants },
         requests,
-        pids: { server: p0.server.pid, eagerServer: eager?.server.pid, worker: process.pid, stub: stub.pid },
+        pids: { server: p0.server.pid, worker: process.pid, stub: stub.pid },
         log,
         shared,
         calibration,
@@ -152,10 +162,9 @@ async function main(): Promise<number> {
         log(`${id} failed: ${err instanceof Error ? err.stack : String(err)}`);
         result.errors.push({ id, message: err instanceof Error ? err.message : String(err) });
       }
-      if (id === 'B1' && eager) {
-        await eager.close();
-        stacks.splice(stacks.indexOf(eager), 1);
-        eager = undefined;
+      if (id === 'B1') {
+        await stopVariant('eager');
+        await stopVariant('fast-transfer');
       }
     }
   } finally {
@@ -165,7 +174,10 @@ async function main(): Promise<number> {
   const spinAfter = spinCalibrationMs();
   result.totalMs = performance.now() - started;
   result.setup = {
-    'dev server': 'temporal server start-dev, in memory, headless' + (opts.eager && opts.only.includes('B1') ? '; B1 also on a second server with system.enableActivityEagerExecution=true' : ''),
+    'dev server': 'temporal server start-dev, in memory, headless, default dynamic config (P0)',
+    'server variants': opts.serverVariants
+      ? Object.entries(SERVER_VARIANTS).map(([k, v]) => `${k}: ${JSON.stringify(v.dynamicConfig)}`).join('; ')
+      : 'off',
     worker: 'src/worker.ts createWorker (prebuilt bundle, reuseV8Context default, maxConcurrentActivityTaskExecutions 100, heartbeat throttle 500 ms), in this process',
     stub: 'test/helpers/stub-llm.ts in a child process, ~1 KB replies',
     'troupe bundle ms': Math.round(bundles.troupeMs),

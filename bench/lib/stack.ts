@@ -105,6 +105,25 @@ export async function startExtraWorker(
   };
 }
 
+/** Dev-server variants besides the default: dynamic config, and what it changes. */
+export const SERVER_VARIANTS = {
+  eager: {
+    label: 'eager dispatch',
+    dynamicConfig: { 'system.enableActivityEagerExecution': true },
+  },
+  'fast-transfer': {
+    label: 'transfer poll 1000/s',
+    dynamicConfig: { 'history.transferProcessorMaxPollRPS': 1000 },
+  },
+  tuned: {
+    label: 'eager + transfer poll 1000/s',
+    dynamicConfig: { 'system.enableActivityEagerExecution': true, 'history.transferProcessorMaxPollRPS': 1000 },
+  },
+} as const satisfies Record<string, { label: string; dynamicConfig: Record<string, DynamicConfigValue> }>;
+
+/** A dev-server variant name. */
+export type ServerVariant = keyof typeof SERVER_VARIANTS;
+
 /** Options of {@link startStack}. */
 export interface StackOptions {
   name: string;

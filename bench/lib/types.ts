@@ -2,7 +2,7 @@
  * Shapes shared by the benchmarks and the report: what a benchmark is given (the running stub and
  * stacks) and what it returns (tables for the markdown, target verdicts, raw numbers for the JSON).
  */
-import type { Bundles, Stack } from './stack';
+import type { Bundles, ServerVariant, Stack } from './stack';
 import type { BenchStub, RecordedRequest } from './stub-client';
 
 /** A markdown table. */
@@ -40,8 +40,8 @@ export interface BenchOptions {
   reps: number;
   /** Also run the slower extras (B2 1,000 iterations with continue-as-new, B3 200 ms and N = 128). */
   long: boolean;
-  /** Also measure on a second dev server with eager activity dispatch on. */
-  eager: boolean;
+  /** Also measure on dev servers with non-default dynamic config (lib/stack.ts SERVER_VARIANTS). */
+  serverVariants: boolean;
   /** Soft time budget of the whole suite in seconds; B1 scales its repetitions to its share. */
   budgetS: number;
 }
@@ -53,12 +53,12 @@ export interface BenchContext {
   bundles: Bundles;
   /** The default dev server (in memory, default dynamic config). */
   p0: Stack;
-  /** The same with `system.enableActivityEagerExecution=true`, when enabled. */
-  eager?: Stack;
+  /** Dev servers with non-default dynamic config that are running for this benchmark. */
+  variants: Partial<Record<ServerVariant, Stack>>;
   /** Recorded troupe requests that the baselines and the floor workflow replay. */
   requests: RecordedRequest[];
   /** Process ids to meter: server(s), this process (worker + client), stub. */
-  pids: { server: number; eagerServer?: number; worker: number; stub: number };
+  pids: { server: number; worker: number; stub: number };
   log(line: string): void;
   /** Results of earlier benchmarks in this run (B5 reuses B2's history). */
   shared: Map<string, unknown>;

@@ -10,7 +10,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { connectClient, followRun, startRun } from '../api';
 import { formatIssue } from '../core/config/issues';
 import { loadRoleFile } from '../config-file';
-import { startDevServer } from '../dev/temporal-server';
+import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer } from '../dev/temporal-server';
 import { startOfflineModel } from '../dev/offline-model';
 import { createWorker } from '../worker';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
@@ -53,6 +53,7 @@ export async function run(args: ParsedArgs): Promise<number> {
   Runtime.install({ logger: new DefaultLogger(process.env.TROUPE_DEV_LOG ? 'INFO' : 'WARN') });
   const [grpcFree, uiFree] = await Promise.all([portFree(7233), portFree(8233)]);
   const server = await startDevServer({
+    dynamicConfig: { ...FAST_LOCAL_DYNAMIC_CONFIG },
     ...(grpcFree ? { port: 7233 } : {}),
     ...(uiFree ? { uiPort: 8233 } : {}),
     log: process.env.TROUPE_DEV_LOG ? (l) => err(`[temporal] ${l}`) : undefined,

@@ -25,6 +25,16 @@ export const DEV_SERVER_MESSAGES = {
     `temporal dev server at ${address} did not answer within ${ms} ms: ${detail}`,
 } as const;
 
+/**
+ * Dynamic config for a local dev server that serves agent steps quickly (BENCHMARKS.md, B1): the
+ * default transfer-queue poll rate (20/s) puts ~40 ms in each of a step's two hops, and eager
+ * activity dispatch removes one hop. Both are server settings, safe for a single-node dev server.
+ */
+export const FAST_LOCAL_DYNAMIC_CONFIG: Readonly<Record<string, DynamicConfigValue>> = {
+  'history.transferProcessorMaxPollRPS': 1000,
+  'system.enableActivityEagerExecution': true,
+};
+
 /** A dynamic-config value for `--dynamic-config-value KEY=VALUE` (sent as JSON). */
 export type DynamicConfigValue = string | number | boolean;
 

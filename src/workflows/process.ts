@@ -139,6 +139,7 @@ function summarizePayload(payload: unknown): string | undefined {
 export async function judgeWave(run: Run, agents: string[]): Promise<void> {
   const { state, graph } = run;
   const targets = judgeTargets(graph.termination, graph.edges).filter((t) => agents.includes(t.agent));
+  if (targets.length === 0) return;
   await Promise.all(
     targets.map(async (target) => {
       const latest = state.round.latest[target.agent];

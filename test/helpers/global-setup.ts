@@ -4,7 +4,7 @@
  * test files inherit. Tests that need a special server config start their own with
  * `startDedicatedServer` from ./temporal.
  */
-import { startDevServer } from '../../src/dev/temporal-server';
+import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer } from '../../src/dev/temporal-server';
 
 /** Key under which the server handle is passed to global-teardown (same process). */
 export const GLOBAL_SERVER_KEY = '__TROUPE_TEST_TEMPORAL_SERVER__';
@@ -18,6 +18,7 @@ export default async function globalSetup(): Promise<void> {
     return;
   }
   const server = await startDevServer({
+    dynamicConfig: { ...FAST_LOCAL_DYNAMIC_CONFIG },
     headless: true,
     cliLog: (line) => process.stderr.write(`${line}\n`),
     log: process.env.TROUPE_TEST_SERVER_LOG ? (line) => process.stderr.write(`[temporal] ${line}\n`) : undefined,

@@ -14,7 +14,7 @@ import {
   type WorkerOptions,
   type WorkflowBundle,
 } from '@temporalio/worker';
-import { startDevServer, type DevServer, type DevServerOptions } from '../../src/dev/temporal-server';
+import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer, type DevServer, type DevServerOptions } from '../../src/dev/temporal-server';
 
 /** Messages of this helper, kept together so they read the same everywhere. */
 export const TEMPORAL_HELPER_MESSAGES = {
@@ -207,6 +207,6 @@ export async function startDedicatedServer(
     headless: true,
     cliPath: process.env.TEMPORAL_TEST_CLI || process.env.TEMPORAL_CLI || undefined,
     ...opts,
-    dynamicConfig,
+    dynamicConfig: { ...FAST_LOCAL_DYNAMIC_CONFIG, ...dynamicConfig },
   });
 }
