@@ -4,13 +4,14 @@
  * that answers them) and print the result. Exit 0 when completed, 2 for any other final status,
  * 1 for config, usage or connection errors.
  */
-import { connectClient, followRun, startRun, type FollowEvent } from '../api';
+import { followRun, startRun, type FollowEvent } from '../api';
 import { formatIssue } from '../core/config/issues';
 import type { RunResult } from '../core/run/run-result';
 import { finalLine } from '../core/run/status';
 import { loadRoleFile } from '../config-file';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
+import { connectOrExplain } from './connect';
 import { loadPlugins } from './plugins';
 import { RUN_TEXT } from './run-texts';
 import { CLI_TEXT } from './texts';
@@ -80,13 +81,8 @@ export async function run(args: ParsedArgs): Promise<number> {
     return 1;
   }
 
-  let conn: Awaited<ReturnType<typeof connectClient>>;
-  try {
-    conn = await connectClient();
-  } catch (e) {
-    err(RUN_TEXT.cannotConnect(process.env.TEMPORAL_ADDRESS || 'localhost:7233', (e as Error).message));
-    return 1;
-  }
+  const conn = await connectOrExplain();
+  if (!conn) return 1;
   try {
     const handle = await startRun(conn.client, {
       graph,
