@@ -130,7 +130,7 @@ export async function followRun(
     done = true;
   });
   resultPromise.catch(() => undefined);
-  const poll = async () => {
+  const poll = async (): Promise<boolean> => {
     try {
       // a query can wait up to Temporal's 30 s query timeout (e.g. while a new worker loads the
       // workflow); following must not stall on one, so each poll has its own short deadline
@@ -154,15 +154,20 @@ export async function followRun(
           onEvent({ kind: 'warning', text: w });
         }
       }
+      return true;
     } catch {
       // queries fail briefly while a worker restarts; keep following
+      return false;
     }
   };
   while (!done) {
     await poll();
     await Promise.race([resultPromise.catch(() => undefined), new Promise((r) => setTimeout(r, pollMs))]);
   }
-  // the run may finish between polls: report its last steps too
-  await poll();
+  // the run may finish between polls: report its last steps too (a closed run's query needs a
+  // worker to replay it, so give it a few tries)
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (await poll()) break;
+  }
   return resultPromise;
 }
