@@ -5,7 +5,7 @@
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
-import { loadRoleConfig, formatIssue } from '../../src/core/config/load';
+import { compileYaml } from './compile';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult, RunStatusView } from '../../src/core/run/run-result';
 import { statusQuery, WORKFLOW_TYPE } from '../../src/workflows/definitions';
@@ -13,14 +13,7 @@ import type { troupeRun } from '../../src/workflows/run';
 import { startStubLlm, type StubLlm } from './stub-llm';
 import { connectClient, installQuietRuntime, startWorker, uniqueWorkflowId, type RunningWorker, type TestClient } from './temporal';
 
-/** Compile a YAML role config; throws with every located error when it is invalid. */
-export function compileYaml(yaml: string, file = 'role.yaml'): CompiledGraph {
-  const loaded = loadRoleConfig(yaml, file);
-  if (loaded.errors.length > 0 || !loaded.graph) {
-    throw new Error(`invalid test config:\n${loaded.errors.map(formatIssue).join('\n')}`);
-  }
-  return loaded.graph;
-}
+export { compileYaml };
 
 export interface Harness {
   stub: StubLlm;
