@@ -4,6 +4,7 @@
  * `before_exit` approval, whose reject starts a round at the final agents with the reason.
  */
 import { runCompletionChecks } from '../core/run/checks';
+import { outputCheck } from '../core/run/output-check';
 import { finalAgents, finalText, type RunEnd } from '../core/run/run-result';
 import { openRequest } from '../core/run/requests';
 import { addNote, entryWave, warn } from '../core/run/state';
@@ -50,6 +51,21 @@ async function waitForDecision(run: Run, requestId: string) {
   return { stopped, decision };
 }
 
+/** The output-schema verdict on the final results without any retry. */
+function outputAsItStands(run: Run): RunOutput {
+  const { state, graph } = run;
+  const finals = finalAgents(state).map((agent) => ({ agent, text: state.results[agent]?.text ?? '' }));
+  const verdict = outputCheck(finals, { schema: graph.output!.schema, maxRetries: 0 }, {});
+  if (verdict.kind !== 'done') return { outputValid: false };
+  return {
+    ...(verdict.output !== undefined ? { output: verdict.output } : {}),
+    outputValid: verdict.outputValid,
+    ...(verdict.outputErrors ? { outputErrors: verdict.outputErrors } : {}),
+  };
+}
+
+type RunOutput = NonNullable<Run['output']>;
+
 /** Decide what follows a round that ended with `end`. */
 export async function finishRound(run: Run, end: RunEnd): Promise<RoundNext> {
   const { state, graph } = run;
@@ -58,7 +74,11 @@ export async function finishRound(run: Run, end: RunEnd): Promise<RoundNext> {
 
   for (;;) {
     if (state.stop) return finish(userStop(run));
-    if (budgetEnd(state, run)) return finish(current);
+    if (budgetEnd(state, run)) {
+      // nothing new starts once a budget is crossed (§11.7): the output is judged as it stands
+      if (graph.output) run.output = outputAsItStands(run);
+      return finish(current);
+    }
     const outcome = runCompletionChecks({
       now: Date.now(),
       round: state.round.round,

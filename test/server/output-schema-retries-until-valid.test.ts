@@ -49,3 +49,18 @@ describe('output schema check', () => {
     expect(r.usage.agentCalls).toBe(3);
   });
 });
+
+describe('output schema check under a crossed budget', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h?.close());
+
+  test('no retry starts once the budget is reached; the output is judged as it stands', async () => {
+    h.stub.script('grader', [{ text: '{"score": "high"}' }]);
+    const r = await h.run(`${CONFIG}budget:\n  max_agent_calls: 1\n`);
+    expect(h.stub.hits('grader')).toBe(1);
+    expect(r).toMatchObject({ status: 'completed', reason: 'exit', outputValid: false, outputErrors: ['/score: must be number'] });
+  });
+});
