@@ -23,6 +23,7 @@ import {
   startClock,
   stopClock,
   terminationView,
+  trimForCarry,
   type RunState,
 } from '../core/run/state';
 import { evaluateTermination } from '../core/termination/evaluate';
@@ -87,6 +88,7 @@ async function maybeContinueAsNew(run: Run, input: RunInput): Promise<void> {
   const state = run.state;
   stopClock(state, Date.now());
   state.continuedAsNew += 1;
+  trimForCarry(state);
   await continueAsNew<typeof troupeRun>({ graph: input.graph, task: input.task, carried: state });
 }
 

@@ -9,6 +9,7 @@ import type { GoalState } from './goal';
 import type { PendingRequest } from './hitl';
 import type { UsageLedger } from './budget';
 import type { PromptNote } from './prompts';
+import { capText, utf8ByteLength } from './context';
 import type { Trigger, WaveItem } from './routing';
 
 /** A note added to an agent's next input (humans, goals, retries): the prompt builder's note. */
@@ -172,4 +173,25 @@ export function takeNotes(state: RunState, agent: string, broadcast: AgentNote[]
 /** Queue a note for an agent's next dispatch. */
 export function addNote(state: RunState, agent: string, note: AgentNote): void {
   (state.notes[agent] ??= []).push(note);
+}
+
+/** Carried state above this size is trimmed before continue-as-new (Temporal's payload limit is 2 MB). */
+export const CARRY_BUDGET_BYTES = 1024 * 1024;
+
+/**
+ * Shrink the state carried across continue-as-new when it is large (§10, §11.5): older context
+ * texts (own results, thread, transcript previews) are cut progressively; results, counters,
+ * pending requests, queued messages and flags are kept whole. Returns the bytes it then takes.
+ */
+export function trimForCarry(state: RunState, budget = CARRY_BUDGET_BYTES): number {
+  const size = () => utf8ByteLength(JSON.stringify(state));
+  let bytes = size();
+  for (const cap of [16 * 1024, 4 * 1024, 1024]) {
+    if (bytes <= budget) break;
+    for (const memory of Object.values(state.memory)) memory.own = memory.own.map((t) => capText(t, cap));
+    state.thread = state.thread.map((e) => ({ ...e, text: capText(e.text, cap) }));
+    state.transcript = state.transcript.map((t) => ({ ...t, text: t.text.slice(0, Math.min(500, cap / 8)) }));
+    bytes = size();
+  }
+  return bytes;
 }
