@@ -34,6 +34,26 @@ describe('message and malformed signals', () => {
     expect(writer.some((p) => p.includes('focus on the conclusion'))).toBe(false);
   });
 
+  test('`troupe message` without --to reaches every agent of the next wave only', async () => {
+    h.stub.script('planner', [{ text: 'plan', delayMs: 800 }]);
+    const handle = await h.start(`
+name: fanout
+agents:
+  planner: { instructions: "Plan." }
+  front: { instructions: "Front." }
+  back: { instructions: "Back." }
+collaboration:
+  flow: [parent -> planner, planner -> front, planner -> back, front -> parent, back -> parent]
+`);
+    await h.stub.waitForRequests(1, 'planner');
+    expect((await troupe('message', handle.workflowId, 'use TypeScript everywhere')).code).toBe(0);
+    const r = await handle.result();
+    expect(r.status).toBe('completed');
+    expect(h.stub.requestsFor('front')[0].prompt).toContain('use TypeScript everywhere');
+    expect(h.stub.requestsFor('back')[0].prompt).toContain('use TypeScript everywhere');
+    expect(h.stub.requestsFor('planner')[0].prompt).not.toContain('use TypeScript everywhere');
+  });
+
   test('a malformed signal payload leaves the run running with a warning', async () => {
     h.stub.script('writer', [{ text: 'draft', delayMs: 800 }]);
     const handle = await h.start(LOOP);
