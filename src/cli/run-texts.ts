@@ -12,7 +12,6 @@ export const RUN_TEXT = {
   step: (round: number, wave: number, agent: string, tokens: number, hash: string, preview: string) =>
     `  [round ${round} · wave ${wave}] ${agent} (${tokens} tok, #${hash}) ${preview}`,
   paused: (id: string) => `  ⏸ paused — resume with: troupe resume ${id}`,
-  running: '  ▶ running',
   awaiting: (id: string, r: PendingRequest) => {
     const who = r.agent ? `${r.agent} ` : '';
     const lines = [`  ✋ waiting for a human: ${r.id} (${r.kind}) ${who}— ${r.summary}`];

@@ -41,16 +41,13 @@ export const DEFAULT_CRITERIA = 'the result fully satisfies the task';
 export const JUDGE_TIMEOUT_MS = 30_000;
 
 /** What the round does after a processed wave. */
-export type WaveVerdict =
-  | { kind: 'continue' }
-  | { kind: 'round_over'; end: RunEnd }
-  | { kind: 'budget'; end: RunEnd };
+export type WaveVerdict = { kind: 'continue' } | { kind: 'round_over'; end: RunEnd };
 
 /** Step (1): record one agent's result into run- and round-scoped state. */
 export function recordResult(
   run: Run,
   outcome: AgentOutcome,
-  kind: 'agent' | 'schema_retry' | 'reject_retry' = 'agent',
+  kind: 'agent' | 'schema_retry' = 'agent',
 ): { text: string; hash: string; goalEvents: GoalEvent[] } {
   const { state, graph } = run;
   const { item, result } = outcome;
@@ -246,7 +243,7 @@ export async function processWave(run: Run, outcomes: AgentOutcome[]): Promise<W
     return { kind: 'round_over', end };
   }
   const budget = budgetEnd(state, run);
-  if (budget) return { kind: 'budget', end: budget };
+  if (budget) return { kind: 'round_over', end: budget };
   return { kind: 'continue' };
 }
 

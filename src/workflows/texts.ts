@@ -26,5 +26,4 @@ export const TEXTS = {
   userAbort: () => 'user_abort: the workflow was cancelled; in-flight calls were aborted',
   malformedSignal: (name: string, detail: string) => `ignored malformed ${name} signal: ${detail}`,
   beforeExitSummary: (agents: string, preview: string) => `approve the final result of ${agents}: ${preview}`,
-  schemaInvalid: (errors: string[]) => `output did not match output.schema: ${errors.join('; ')}`,
 };

@@ -4,6 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
+import { startStubLlm, type StubLlm } from './stub-llm';
+import { connectClient, testAddress, type TestClient } from './temporal';
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -51,4 +53,36 @@ export async function startWorkerProcess(env: Record<string, string>, timeoutMs 
     await exited;
   };
   return { child, output: () => output, kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
+}
+
+/**
+ * Register the lifecycle of a process-worker suite (a stub LLM, a client, and worker processes
+ * killed afterwards); `spawn` starts `troupe worker` on a task queue against the stub.
+ */
+export function processWorkerSuite() {
+  const suite = {
+    stub: undefined as unknown as StubLlm,
+    tc: undefined as unknown as TestClient,
+    workers: [] as WorkerProcess[],
+    async spawn(taskQueue: string): Promise<WorkerProcess> {
+      const w = await startWorkerProcess({
+        TEMPORAL_ADDRESS: testAddress(),
+        TROUPE_TASK_QUEUE: taskQueue,
+        OPENAI_BASE_URL: suite.stub.url,
+        OPENAI_API_KEY: 'test-key',
+      });
+      suite.workers.push(w);
+      return w;
+    },
+  };
+  beforeAll(async () => {
+    suite.stub = await startStubLlm();
+    suite.tc = await connectClient();
+  });
+  afterAll(async () => {
+    for (const w of suite.workers) await w.kill();
+    await suite.tc?.close();
+    await suite.stub?.close();
+  });
+  return suite;
 }

@@ -1,29 +1,17 @@
 import { compileYaml } from '../helpers/runs';
 import { troupe } from '../helpers/cli';
-import { startStubLlm, type StubLlm } from '../helpers/stub-llm';
-import { connectClient, testAddress, uniqueTaskQueue, uniqueWorkflowId, type TestClient } from '../helpers/temporal';
-import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { uniqueTaskQueue, uniqueWorkflowId } from '../helpers/temporal';
+import { processWorkerSuite } from '../helpers/worker-process';
 import { statusQuery, WORKFLOW_TYPE } from '../../src/workflows/definitions';
 
 describe('durable approvals', () => {
-  let stub: StubLlm;
-  let tc: TestClient;
-  const workers: WorkerProcess[] = [];
-  beforeAll(async () => {
-    stub = await startStubLlm();
-    tc = await connectClient();
-  });
-  afterAll(async () => {
-    for (const w of workers) await w.kill();
-    await tc?.close();
-    await stub?.close();
-  });
+  const suite = processWorkerSuite();
 
   test('the worker dies while a run waits for approval; a new worker and the approval complete the run', async () => {
+    const { stub, tc } = suite;
     const queue = uniqueTaskQueue('approve');
-    const env = { TEMPORAL_ADDRESS: testAddress(), TROUPE_TASK_QUEUE: queue, OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: 'k' };
     stub.script('writer', [{ text: 'the final answer' }]);
-    workers.push(await startWorkerProcess(env));
+    const first = await suite.spawn(queue);
     const handle = await tc.client.workflow.start(WORKFLOW_TYPE, {
       taskQueue: queue,
       workflowId: uniqueWorkflowId('approve'),
@@ -46,11 +34,11 @@ approval:
       if (s?.phase === 'awaiting_human') break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    await workers[0].kill();
+    await first.kill();
     // the approval is sent while no worker runs: Temporal keeps it
     expect((await troupe('signal', handle.workflowId, 'note')).code).toBe(0);
     await tc.client.workflow.getHandle(handle.workflowId).signal('approve', { requestId: 'r1' });
-    workers.push(await startWorkerProcess(env));
+    await suite.spawn(queue);
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', reason: 'exit', finalText: 'the final answer' });
     expect(stub.hits('writer')).toBe(1);

@@ -26,7 +26,7 @@ export interface TranscriptStep {
   completionTokens: number;
   text: string;
   at: number;
-  kind?: 'agent' | 'schema_retry' | 'reject_retry';
+  kind?: 'agent' | 'schema_retry';
 }
 
 /** Round-scoped state: reset when a round starts (§11.1). */
