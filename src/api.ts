@@ -9,8 +9,8 @@ import {
   type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
 import type { CompiledGraph } from './core/graph/types';
-import type { RunResult, RunStatusView } from './core/run/run-result';
-import type { TranscriptStep } from './core/run/state';
+import type { RunResult, RunStatusView } from './core/ending/result';
+import type { TranscriptStep } from './core/state/state';
 import {
   answerSignal,
   approveSignal,

@@ -6,7 +6,7 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { createOpenAIClient } from '../../src/activities/llm';
-import { TROUPE_HEADERS } from '../../src/core/run/llm-types';
+import { TROUPE_HEADERS } from '../../src/core/llm/contract';
 
 /** A chat-completions request body as troupe sends it. */
 export type ChatBody = ChatCompletionCreateParamsNonStreaming;

@@ -18,7 +18,7 @@ import {
 import { createActivities } from '../../src/activities';
 import { loadRoleConfig, formatIssue } from '../../src/core/config/load';
 import type { CompiledGraph } from '../../src/core/graph/types';
-import type { RunResult } from '../../src/core/run/run-result';
+import type { RunResult } from '../../src/core/ending/result';
 import { startDevServer, type DevServer, type DynamicConfigValue } from '../../src/dev/temporal-server';
 import { bundleWorkflows, createWorker } from '../../src/worker';
 import { WORKFLOW_TYPE } from '../../src/workflows/definitions';

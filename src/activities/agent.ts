@@ -8,10 +8,10 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import type { AgentCallInput, AgentCallResult, ToolEvent } from '../core/run/llm-types';
-import { handleToolCall, toolDefinitions } from '../core/run/tool-calls';
+import type { AgentCallInput, AgentCallResult, ToolEvent } from '../core/llm/contract';
+import { handleToolCall, toolDefinitions } from '../core/llm/builtin-tools';
 import { ZERO_USAGE, addUsage, chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
-import { truncateUtf8 } from './truncate';
+import { cutUtf8 } from '../core/text/utf8';
 
 /** Limits of the agent activity. */
 export const AGENT_LIMITS = {
@@ -94,7 +94,7 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
       text = choice.message.refusal;
       warnings.push(AGENT_TEXTS.refusal(input.agent));
     }
-    const bounded = truncateUtf8(text, AGENT_LIMITS.maxTextBytes);
+    const bounded = cutUtf8(text, AGENT_LIMITS.maxTextBytes);
     if (bounded.droppedBytes > 0) {
       warnings.push(AGENT_TEXTS.truncated(input.agent, bounded.droppedBytes, AGENT_LIMITS.maxTextBytes));
     }

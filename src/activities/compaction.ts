@@ -5,8 +5,8 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type OpenAI from 'openai';
-import { cutToTokens, estimateMessagesTokens, fitTexts } from '../core/run/context';
-import { FAILURE_TYPES, type ChatMessage, type CompactionInput, type CompactionResult } from '../core/run/llm-types';
+import { cutToTokens, estimateMessagesTokens, fitTexts } from '../core/prompts/bounds';
+import { FAILURE_TYPES, type ChatMessage, type CompactionInput, type CompactionResult } from '../core/llm/contract';
 import { chatCompletion, openCallScope } from './llm';
 
 /** The compaction prompts and failure texts, kept together so tests pin them. */

@@ -6,7 +6,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { FAILURE_TYPES, type JudgeInput, type JudgeResult, type LlmFailureDetails } from '../core/run/llm-types';
+import { FAILURE_TYPES, type JudgeInput, type JudgeResult, type LlmFailureDetails } from '../core/llm/contract';
+import { firstBalancedJson } from '../core/text/json';
 import { chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
 
 /** The strict response format the judge requests. */
@@ -81,48 +82,19 @@ function judgeBody(input: JudgeInput, structured: boolean): ChatCompletionCreate
 
 /** Reads a verdict from the whole reply, else from its first balanced JSON object; undefined if none. */
 export function parseVerdict(text: string): { converged: boolean; reason: string } | undefined {
-  const candidates = [text.trim(), firstJsonObject(text)];
-  for (const candidate of candidates) {
-    if (!candidate) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(candidate);
-    } catch {
-      continue;
-    }
-    if (typeof value !== 'object' || value === null) continue;
-    const { converged, reason } = value as { converged?: unknown; reason?: unknown };
+  for (const candidate of [wholeJson(text), firstBalancedJson(text, '{')]) {
+    if (!candidate.ok || typeof candidate.value !== 'object' || candidate.value === null) continue;
+    const { converged, reason } = candidate.value as { converged?: unknown; reason?: unknown };
     if (typeof converged !== 'boolean') continue;
     return { converged, reason: typeof reason === 'string' ? reason : '' };
   }
   return undefined;
 }
 
-/** The first balanced `{...}` in `text`, honouring JSON strings and escapes. */
-export function firstJsonObject(text: string): string | undefined {
-  for (let start = text.indexOf('{'); start !== -1; start = text.indexOf('{', start + 1)) {
-    let depth = 0;
-    let inString = false;
-    for (let i = start; i < text.length; i += 1) {
-      const ch = text[i];
-      if (inString) {
-        if (ch === '\\') i += 1;
-        else if (ch === '"') inString = false;
-      } else if (ch === '"') inString = true;
-      else if (ch === '{') depth += 1;
-      else if (ch === '}') {
-        depth -= 1;
-        if (depth === 0) {
-          const candidate = text.slice(start, i + 1);
-          try {
-            JSON.parse(candidate);
-            return candidate;
-          } catch {
-            break;
-          }
-        }
-      }
-    }
+function wholeJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text.trim()) as unknown };
+  } catch {
+    return { ok: false };
   }
-  return undefined;
 }

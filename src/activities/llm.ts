@@ -8,7 +8,7 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { ResolvedModel } from '../core/graph/types';
-import { FAILURE_TYPES, type LlmFailureDetails } from '../core/run/llm-types';
+import { FAILURE_TYPES, type LlmFailureDetails } from '../core/llm/contract';
 import type { TokenCounts } from '../core/termination/view';
 
 /** Which activity makes the request; sent as `x-troupe-kind` and carried in failure details. */

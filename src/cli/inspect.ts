@@ -3,7 +3,7 @@
  * or its RunResult once finished (`result` waits for it).
  */
 import { queryStatus, queryTranscript, waitResult } from '../api';
-import type { RunStatusView } from '../core/run/run-result';
+import type { RunStatusView } from '../core/ending/result';
 import { booleanFlag, type ParsedArgs } from './args';
 import { withRun } from './connect';
 import { out } from './io';

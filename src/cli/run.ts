@@ -6,8 +6,8 @@
  */
 import { followRun, startRun, type FollowEvent } from '../api';
 import { formatIssue } from '../core/config/issues';
-import type { RunResult } from '../core/run/run-result';
-import { finalLine } from '../core/run/status';
+import type { RunResult } from '../core/ending/result';
+import { finalLine } from './final-line';
 import { loadRoleFile } from '../config-file';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';

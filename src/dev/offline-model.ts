@@ -6,7 +6,7 @@
 import * as http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { TROUPE_HEADERS } from '../core/run/llm-types';
+import { TROUPE_HEADERS } from '../core/llm/contract';
 import { OFFLINE_TEXTS, offlineReply, type OfflineKind, type OfflineRequest } from './offline-replies';
 
 /** A running offline model; `url` is the base URL for `OPENAI_BASE_URL` (ends in `/v1`). */

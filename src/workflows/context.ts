@@ -5,9 +5,9 @@
 import { ActivityCancellationType, proxyActivities, type CancellationScope } from '@temporalio/workflow';
 import type { TroupeActivities } from '../activities';
 import type { CompiledGraph } from '../core/graph/types';
-import { FAILURE_TYPES } from '../core/run/llm-types';
-import type { OutputOutcome, RunEnd } from '../core/run/run-result';
-import type { RunState } from '../core/run/state';
+import { FAILURE_TYPES } from '../core/llm/contract';
+import type { OutputOutcome, RunEnd } from '../core/ending/result';
+import type { RunState } from '../core/state/state';
 
 export interface Run {
   graph: CompiledGraph;

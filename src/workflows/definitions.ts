@@ -3,8 +3,8 @@
  * CLI contract; the client imports these definitions so both sides agree.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { RunStatusView } from '../core/run/run-result';
-import type { TranscriptStep } from '../core/run/state';
+import type { RunStatusView } from '../core/ending/result';
+import type { TranscriptStep } from '../core/state/state';
 
 /** Workflow type name, as registered by the worker. */
 export const WORKFLOW_TYPE = 'troupeRun';

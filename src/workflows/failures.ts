@@ -4,9 +4,9 @@
  * diagnostics with the HTTP status and provider request id when known.
  */
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import type { LlmFailureDetails } from '../core/run/llm-types';
-import { FAILURE_TYPES } from '../core/run/llm-types';
-import type { Diagnostics, RunEnd } from '../core/run/run-result';
+import type { LlmFailureDetails } from '../core/llm/contract';
+import { FAILURE_TYPES } from '../core/llm/contract';
+import type { Diagnostics, RunEnd } from '../core/ending/result';
 
 function rootCause(err: unknown): unknown {
   return err instanceof ActivityFailure && err.cause ? err.cause : err;

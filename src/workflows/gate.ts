@@ -4,9 +4,9 @@
  * requests opened by the signal tool.
  */
 import { condition } from '@temporalio/workflow';
-import { pauseGoalClock, resumeGoalClock } from '../core/run/goal';
-import type { RunEnd } from '../core/run/run-result';
-import { countBackEdges, routeWave } from '../core/run/routing';
+import { pauseGoalClock, resumeGoalClock } from '../core/goals';
+import type { RunEnd } from '../core/ending/result';
+import { countBackEdges, routeWave } from '../core/waves/routing';
 import {
   activeMs,
   addNote,
@@ -15,7 +15,7 @@ import {
   stopClock,
   terminationView,
   type RunState,
-} from '../core/run/state';
+} from '../core/state/state';
 import { conditionHolds } from '../core/termination/evaluate';
 import type { Run } from './context';
 import { mergeWaves, userStop } from './process';

@@ -3,10 +3,10 @@
  * the main loop acts on it. A malformed payload is ignored with a warning and never fails the run.
  */
 import { setHandler } from '@temporalio/workflow';
-import { parseSignalPayload, resolveDecision } from '../core/run/hitl';
-import { buildStatusView } from '../core/run/run-result';
-import { pauseGoalClock, reactivatePausedGoal, resumeGoalClock } from '../core/run/goal';
-import { addNote, startClock, stopClock, warn } from '../core/run/state';
+import { parseSignalPayload, resolveDecision } from '../core/humans/signals';
+import { buildStatusView } from '../core/ending/result';
+import { pauseGoalClock, reactivatePausedGoal, resumeGoalClock } from '../core/goals';
+import { addNote, startClock, stopClock, warn } from '../core/state/state';
 import type { Run } from './context';
 import {
   answerSignal,

@@ -4,13 +4,13 @@
  * and the hard cap, (6) check budgets. Returns how the round goes on.
  */
 import { isCancellation } from '@temporalio/workflow';
-import { captureResult, normalizeResult } from '../core/run/result';
-import { hashResult } from '../core/hash';
-import { addUsage, checkWaveBudget, recordCall } from '../core/run/budget';
-import { applyGoalEvents, goalRunStatus, type GoalEvent } from '../core/run/goal';
-import { recapText, TEXT_CAP_BYTES } from '../core/run/context';
-import { openRequest, HITL_SIGNAL_TYPES } from '../core/run/requests';
-import { countBackEdges, hardCapReached, routeWave, type WaveItem } from '../core/run/routing';
+import { captureResult, normalizeResult } from '../core/waves/capture';
+import { hashResult } from '../core/text/hash';
+import { addUsage, checkWaveBudget, recordCall } from '../core/budgets/ledger';
+import { applyGoalEvents, goalRunStatus, type GoalEvent } from '../core/goals';
+import { recapText } from '../core/text/utf8';
+import { openRequest, HITL_SIGNAL_TYPES } from '../core/humans/requests';
+import { countBackEdges, hardCapReached, routeWave, type WaveItem } from '../core/waves/routing';
 import {
   activeMs,
   OWN_RESULTS_KEPT,
@@ -18,11 +18,12 @@ import {
   MAX_SIGNALS,
   MAX_TRANSCRIPT,
   terminationView,
+  TEXT_CAP_BYTES,
   THREAD_KEPT,
   warn,
   type RunState,
-} from '../core/run/state';
-import type { RunEnd } from '../core/run/run-result';
+} from '../core/state/state';
+import type { RunEnd } from '../core/ending/result';
 import {
   conditionHolds,
   evaluateTermination,

@@ -3,11 +3,11 @@
  * registered checks) may start a new round or re-dispatch final agents alone; then an optional
  * `before_exit` approval, whose reject starts a round at the final agents with the reason.
  */
-import { runCompletionChecks } from '../core/run/checks';
-import { outputCheck } from '../core/run/output-check';
-import { finalAgents, finalText, type RunEnd } from '../core/run/run-result';
-import { openRequest } from '../core/run/requests';
-import { addNote, entryWave, warn } from '../core/run/state';
+import { runCompletionChecks } from '../core/checks/pipeline';
+import { outputCheck } from '../core/output/check';
+import { finalAgents, finalText, type RunEnd } from '../core/ending/result';
+import { openRequest } from '../core/humans/requests';
+import { addNote, entryWave, warn } from '../core/state/state';
 import type { Run } from './context';
 import { budgetEnd, recordResult, userStop } from './process';
 import { gate, startRound } from './gate';

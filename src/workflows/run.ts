@@ -13,9 +13,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CompiledGraph } from '../core/graph/types';
-import { createGoal, goalFrameworkBlock } from '../core/run/goal';
-import { emptyLedger } from '../core/run/budget';
-import { buildRunResult, type RunEnd, type RunResult } from '../core/run/run-result';
+import { createGoal, goalFrameworkBlock } from '../core/goals';
+import { emptyLedger } from '../core/budgets/ledger';
+import { buildRunResult, type RunEnd, type RunResult } from '../core/ending/result';
 import {
   addNote,
   entryWave,
@@ -25,7 +25,7 @@ import {
   terminationView,
   trimForCarry,
   type RunState,
-} from '../core/run/state';
+} from '../core/state/state';
 import { evaluateTermination } from '../core/termination/evaluate';
 import type { Run } from './context';
 import { gate } from './gate';

@@ -4,15 +4,15 @@
  * order. Processing the outcomes is `process.ts`.
  */
 import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
-import type { AgentCallResult } from '../core/run/llm-types';
-import { buildAgentMessages } from '../core/run/prompts';
-import { planContext } from '../core/run/context';
-import { goalSnapshot } from '../core/run/goal';
-import { addUsage, recordCall } from '../core/run/budget';
-import { activeMs, takeNotes, terminationView, warn, type AgentNote } from '../core/run/state';
-import { iterationOf, type WaveItem } from '../core/run/routing';
+import type { AgentCallResult } from '../core/llm/contract';
+import { buildAgentMessages } from '../core/prompts/build';
+import { planContext } from '../core/prompts/bounds';
+import { goalSnapshot } from '../core/goals';
+import { addUsage, recordCall } from '../core/budgets/ledger';
+import { activeMs, takeNotes, terminationView, warn, type AgentNote } from '../core/state/state';
+import { iterationOf, type WaveItem } from '../core/waves/routing';
 import { allConditions, describeTermination, evaluateTermination, scoreReaders } from '../core/termination/evaluate';
-import type { RunEnd } from '../core/run/run-result';
+import type { RunEnd } from '../core/ending/result';
 import { activitiesFor, type Run } from './context';
 import { diagnosticsOf, failureEnd } from './failures';
 import { budgetEnd } from './process';

@@ -7,7 +7,7 @@ import type { WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { compileYaml } from './compile';
 import type { CompiledGraph } from '../../src/core/graph/types';
-import type { RunResult, RunStatusView } from '../../src/core/run/run-result';
+import type { RunResult, RunStatusView } from '../../src/core/ending/result';
 import { statusQuery, WORKFLOW_TYPE } from '../../src/workflows/definitions';
 import type { troupeRun } from '../../src/workflows/run';
 import { startStubLlm, type StubLlm } from './stub-llm';

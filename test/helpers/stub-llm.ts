@@ -9,7 +9,7 @@
 import * as http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { TROUPE_HEADERS } from '../../src/core/run/llm-types';
+import { TROUPE_HEADERS } from '../../src/core/llm/contract';
 
 export type {
   StubKind,

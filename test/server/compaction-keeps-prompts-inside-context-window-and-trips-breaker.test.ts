@@ -1,5 +1,5 @@
-import { estimateMessagesTokens } from '../../src/core/run/context';
-import type { ChatMessage } from '../../src/core/run/llm-types';
+import { estimateMessagesTokens } from '../../src/core/prompts/bounds';
+import type { ChatMessage } from '../../src/core/llm/contract';
 import { startHarness, type Harness } from '../helpers/runs';
 import { STUB_DEFAULTS, type StubRequest, type StubStep } from '../helpers/stub-llm';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { createActivities } from '../../src/activities';
 import { formatIssue, loadRoleConfig } from '../../src/core/config/load';
-import type { RunResult } from '../../src/core/run/run-result';
+import type { RunResult } from '../../src/core/ending/result';
 import { startOfflineModel, type OfflineModel } from '../../src/dev/offline-model';
 import { OFFLINE_TEXTS } from '../../src/dev/offline-replies';
 import { WORKFLOW_TYPE } from '../../src/workflows/definitions';

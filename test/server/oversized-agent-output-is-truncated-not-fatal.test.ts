@@ -1,5 +1,5 @@
 import { AGENT_LIMITS, AGENT_TEXTS } from '../../src/activities/agent';
-import { TEXT_CAP_BYTES } from '../../src/core/run/context';
+import { TEXT_CAP_BYTES } from '../../src/core/state/state';
 import { startHarness, type Harness } from '../helpers/runs';
 
 const MB3 = 3 * 1024 * 1024;

@@ -5,7 +5,7 @@ import { compileYaml } from '../helpers/runs';
 import { startStubLlm, type StubLlm } from '../helpers/stub-llm';
 import { connectClient, installQuietRuntime, startWorker, uniqueWorkflowId, type RunningWorker, type TestClient } from '../helpers/temporal';
 import { WORKFLOW_TYPE } from '../../src/workflows/definitions';
-import { clearCompletionChecks } from '../../src/core/run/checks';
+import { clearCompletionChecks } from '../../src/core/checks/pipeline';
 import { clearRegisteredConditions } from '../../src/core/termination/registry';
 
 const PLUGIN = path.resolve(__dirname, '..', 'fixtures', 'plugins', 'min-steps.ts');

@@ -1,7 +1,7 @@
 import { createActivities } from '../../src/activities';
 import { AGENT_LIMITS, AGENT_TEXTS } from '../../src/activities/agent';
-import type { AgentCallInput, GoalSnapshot } from '../../src/core/run/llm-types';
-import { GOAL_TOOL, SIGNAL_TOOL, TOOL_TEXTS } from '../../src/core/run/tool-calls';
+import type { AgentCallInput, GoalSnapshot } from '../../src/core/llm/contract';
+import { GOAL_TOOL, SIGNAL_TOOL, TOOL_TEXTS } from '../../src/core/llm/builtin-tools';
 import { activityEnv, runIn, testModel } from '../helpers/activity-env';
 import { completion, errorBody, startMiniLlm, type MiniLlm, type Reply, type SeenRequest } from '../helpers/mini-llm';
 

@@ -1,5 +1,5 @@
 import { compactionMessages, COMPACTION_TEXTS } from '../../src/activities/compaction';
-import { estimateMessagesTokens } from '../../src/core/run/context';
+import { estimateMessagesTokens } from '../../src/core/prompts/bounds';
 
 const base = { agent: 'writer', summary: 'earlier: draft 1 scored 60', maxSummaryTokens: 125 };
 

@@ -1,9 +1,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { createActivities } from '../../src/activities';
 import { COMPACTION_TEXTS } from '../../src/activities/compaction';
-import { JUDGE_TEXTS, VERDICT_RESPONSE_FORMAT, firstJsonObject, parseVerdict } from '../../src/activities/judge';
-import type { CompactionInput, JudgeInput } from '../../src/core/run/llm-types';
-import { FAILURE_TYPES } from '../../src/core/run/llm-types';
+import { JUDGE_TEXTS, VERDICT_RESPONSE_FORMAT, parseVerdict } from '../../src/activities/judge';
+import { firstBalancedJson } from '../../src/core/text/json';
+import type { CompactionInput, JudgeInput } from '../../src/core/llm/contract';
+import { FAILURE_TYPES } from '../../src/core/llm/contract';
 import { activityEnv, runIn, testModel } from '../helpers/activity-env';
 import { completion, errorBody, startMiniLlm, type MiniLlm, type Reply, type SeenRequest } from '../helpers/mini-llm';
 
@@ -105,8 +106,8 @@ describe('verdict parsing', () => {
   });
 
   it('skips unbalanced or invalid braces before the first real object', () => {
-    expect(firstJsonObject('a {b} then {"x": 1}')).toBe('{"x": 1}');
-    expect(firstJsonObject('{ unclosed')).toBeUndefined();
+    expect(firstBalancedJson('a {b} then {"x": 1}', '{')).toEqual({ ok: true, value: { x: 1 } });
+    expect(firstBalancedJson('{ unclosed', '{')).toEqual({ ok: false });
   });
 });
 

@@ -1,8 +1,8 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { createActivities } from '../../src/activities';
 import { LLM_DEFAULTS, parseRetryAfterMs, requestTimeoutMs } from '../../src/activities/llm';
-import type { AgentCallInput, LlmFailureDetails } from '../../src/core/run/llm-types';
-import { FAILURE_TYPES } from '../../src/core/run/llm-types';
+import type { AgentCallInput, LlmFailureDetails } from '../../src/core/llm/contract';
+import { FAILURE_TYPES } from '../../src/core/llm/contract';
 import { activityEnv, runIn, testModel } from '../helpers/activity-env';
 import { completion, errorBody, startMiniLlm, type MiniLlm } from '../helpers/mini-llm';
 

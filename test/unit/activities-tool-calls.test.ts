@@ -1,4 +1,4 @@
-import type { GoalSnapshot } from '../../src/core/run/llm-types';
+import type { GoalSnapshot } from '../../src/core/llm/contract';
 import {
   GOAL_TOOL,
   SIGNAL_TOOL,
@@ -6,7 +6,7 @@ import {
   handleToolCall,
   toolDefinitions,
   type ToolCallContext,
-} from '../../src/core/run/tool-calls';
+} from '../../src/core/llm/builtin-tools';
 
 const goal: GoalSnapshot = { objective: 'ship v1', status: 'active', turnCount: 3, maxTurns: 10 };
 const both: ToolCallContext = { offered: ['goal', 'signal'], goal };

@@ -5,7 +5,7 @@ import {
   emptyLedger,
   isBudgetReason,
   type UsageLedger,
-} from '../../src/core/run/budget';
+} from '../../src/core/budgets/ledger';
 
 function ledger(over: Partial<UsageLedger>): UsageLedger {
   return { ...emptyLedger(), ...over };

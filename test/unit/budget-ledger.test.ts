@@ -6,7 +6,7 @@ import {
   recordCall,
   recordCompactionCall,
   recordJudgeCall,
-} from '../../src/core/run/budget';
+} from '../../src/core/budgets/ledger';
 
 const pricing = { 'gpt-4o-mini': { input: 0.15, output: 0.6 }, 'gpt-4o': { input: 2.5, output: 10 } };
 const usage = (p: number, c: number) => ({ promptTokens: p, completionTokens: c, totalTokens: p + c });

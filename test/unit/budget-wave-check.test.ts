@@ -1,5 +1,5 @@
-import { checkWaveBudget, emptyLedger, type UsageLedger } from '../../src/core/run/budget';
-import { finalLine } from '../../src/core/run/status';
+import { checkWaveBudget, emptyLedger, type UsageLedger } from '../../src/core/budgets/ledger';
+import { finalLine } from '../../src/cli/final-line';
 
 const ledger = (over: Partial<UsageLedger>): UsageLedger => ({ ...emptyLedger(), ...over });
 

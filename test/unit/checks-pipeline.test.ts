@@ -5,8 +5,8 @@ import {
   runCompletionChecks,
   type CompletionCheck,
   type CompletionContext,
-} from '../../src/core/run/checks';
-import { createGoal, type GoalState } from '../../src/core/run/goal';
+} from '../../src/core/checks/pipeline';
+import { createGoal, type GoalState } from '../../src/core/goals';
 
 const NOW = 1_000_000;
 const S = { type: 'object', properties: { score: { type: 'number' } }, required: ['score'] };

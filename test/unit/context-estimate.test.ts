@@ -1,11 +1,6 @@
-import {
-  capText,
-  estimateMessagesTokens,
-  estimateTokens,
-  INPUT_CAP_BYTES,
-  TEXT_CAP_BYTES,
-  utf8ByteLength,
-} from '../../src/core/run/context';
+import { estimateMessagesTokens, estimateTokens, INPUT_CAP_BYTES } from '../../src/core/prompts/bounds';
+import { TEXT_CAP_BYTES } from '../../src/core/state/state';
+import { capText, utf8ByteLength } from '../../src/core/text/utf8';
 
 const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
 

@@ -1,4 +1,5 @@
-import { capText, cutToTokens, estimateTokens, fitTexts, recapText, utf8ByteLength } from '../../src/core/run/context';
+import { cutToTokens, estimateTokens, fitTexts } from '../../src/core/prompts/bounds';
+import { capText, recapText, utf8ByteLength } from '../../src/core/text/utf8';
 
 describe('cutToTokens', () => {
   test('a text within the limit is returned unchanged', () => {

@@ -4,8 +4,8 @@ import {
   INPUT_CAP_BYTES,
   needsCompaction,
   planContext,
-} from '../../src/core/run/context';
-import { buildAgentMessages, type AgentPromptInput } from '../../src/core/run/prompts';
+} from '../../src/core/prompts/bounds';
+import { buildAgentMessages, type AgentPromptInput } from '../../src/core/prompts/build';
 import { graphOf, promptInput, topologyEdges } from './prompts-fixtures';
 
 const reviewLoop = graphOf({

@@ -5,7 +5,7 @@ import {
   goalFrameworkBlock,
   goalRunStatus,
   type GoalState,
-} from '../../src/core/run/goal';
+} from '../../src/core/goals';
 
 const NOW = 1_000_000_000;
 

@@ -9,7 +9,7 @@ import {
   tryGoalEvent,
   type GoalEvent,
   type GoalState,
-} from '../../src/core/run/goal';
+} from '../../src/core/goals';
 
 const NOW = 50_000;
 

@@ -7,7 +7,7 @@ import {
   resumeGoalClock,
   withGoalHistory,
   type GoalState,
-} from '../../src/core/run/goal';
+} from '../../src/core/goals';
 
 const CFG = { objective: 'Ship v1', maxTurns: 10, maxDurationMs: 9_000_000 };
 

@@ -4,7 +4,7 @@ import {
   resolveDecision,
   SIGNAL_NAMES,
   type PendingRequest,
-} from '../../src/core/run/hitl';
+} from '../../src/core/humans/signals';
 
 const req = (id: string, kind: PendingRequest['kind'] = 'approval'): PendingRequest => ({
   id,

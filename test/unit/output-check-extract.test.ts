@@ -1,4 +1,4 @@
-import { extractJson } from '../../src/core/run/output-check';
+import { extractJson } from '../../src/core/output/check';
 
 const value = (text: string) => {
   const r = extractJson(text);

@@ -5,7 +5,7 @@ import {
   outputSchemaError,
   validateOutput,
   type OutputValidator,
-} from '../../src/core/run/output-check';
+} from '../../src/core/output/check';
 
 const S = { type: 'object', properties: { score: { type: 'number' } }, required: ['score'] };
 const OUT = { schema: S, maxRetries: 2 };

@@ -1,5 +1,6 @@
-import { planContext, utf8ByteLength } from '../../src/core/run/context';
-import { buildAgentMessages, OWN_RESULTS_KEPT, THREAD_ENTRIES_KEPT } from '../../src/core/run/prompts';
+import { planContext } from '../../src/core/prompts/bounds';
+import { utf8ByteLength } from '../../src/core/text/utf8';
+import { buildAgentMessages, OWN_RESULTS_KEPT, THREAD_ENTRIES_KEPT } from '../../src/core/prompts/build';
 import { graphOf, promptInput, topologyEdges } from './prompts-fixtures';
 
 const reviewLoop = graphOf({

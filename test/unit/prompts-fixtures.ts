@@ -1,6 +1,6 @@
 /** Hand-built compiled graphs (SPEC §4.1 edge shapes) for the prompt and context tests. */
 import { PARENT, type CompiledGraph, type Edge } from '../../src/core/graph/types';
-import type { AgentPromptInput } from '../../src/core/run/prompts';
+import type { AgentPromptInput } from '../../src/core/prompts/build';
 
 type EdgeSpec = { from: string; to: string; label?: string; guarded?: boolean };
 

@@ -1,4 +1,4 @@
-import { buildAgentMessages } from '../../src/core/run/prompts';
+import { buildAgentMessages } from '../../src/core/prompts/build';
 import { graphOf, promptInput, topologyEdges } from './prompts-fixtures';
 
 const lines = (...l: string[]): string => l.join('\n');

@@ -1,5 +1,6 @@
-import { hashResult, sha256Hex, utf8Bytes } from '../../src/core/hash';
-import { captureResult, extractScore, normalizeResult, resultOf } from '../../src/core/run/result';
+import { hashResult, sha256Hex } from '../../src/core/text/hash';
+import { utf8Bytes } from '../../src/core/text/utf8';
+import { captureResult, extractScore, normalizeResult, resultOf } from '../../src/core/waves/capture';
 
 describe('captureResult', () => {
   it('takes the content of the last ```result block (rolebox case 50)', () => {

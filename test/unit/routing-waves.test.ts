@@ -1,5 +1,5 @@
 import { compileYaml } from '../helpers/compile';
-import { countBackEdges, hardCapReached, iterationOf, routeWave } from '../../src/core/run/routing';
+import { countBackEdges, hardCapReached, iterationOf, routeWave } from '../../src/core/waves/routing';
 import type { Condition } from '../../src/core/termination/types';
 
 const never = () => false;

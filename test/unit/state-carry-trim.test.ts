@@ -1,5 +1,5 @@
-import { emptyLedger } from '../../src/core/run/budget';
-import { CARRY_BUDGET_BYTES, newRound, trimForCarry, type RunState } from '../../src/core/run/state';
+import { emptyLedger } from '../../src/core/budgets/ledger';
+import { CARRY_BUDGET_BYTES, newRound, trimForCarry, type RunState } from '../../src/core/state/state';
 
 const big = (tag: string) => `${tag}:` + 'x'.repeat(64 * 1024 - tag.length - 1);
 

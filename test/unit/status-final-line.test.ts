@@ -1,4 +1,4 @@
-import { finalLine, reasonDetail, type FinalLineInput } from '../../src/core/run/status';
+import { finalLine, reasonDetail, type FinalLineInput } from '../../src/cli/final-line';
 
 function run(over: Partial<FinalLineInput>): FinalLineInput {
   return {

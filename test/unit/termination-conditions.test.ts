@@ -1,4 +1,4 @@
-import { hashResult } from '../../src/core/hash';
+import { hashResult } from '../../src/core/text/hash';
 import { conditionHolds, evaluateTermination, verdictKey } from '../../src/core/termination/evaluate';
 import type { Condition } from '../../src/core/termination/types';
 import { record, recordAll, term, view } from './fixtures/termination-view';

@@ -3,7 +3,7 @@
  * round-scoped `TerminationView`. One rule everywhere: the run terminates if `anyOf` holds OR
  * `allOf` holds (rolebox had an OR evaluator and an AND evaluator that disagreed).
  */
-import { extractScore } from '../run/result';
+import { extractScore } from '../waves/capture';
 import { getConditionPlugin, registeredConditionKeys } from './registry';
 import { latchKey, needleOf, verdictKey } from './scan';
 import { REASON_TEXTS } from './texts';

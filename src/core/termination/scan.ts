@@ -2,7 +2,7 @@
  * Walks over a termination expression (and edge guards) that the run state needs between waves:
  * which agents to judge, how many hashes to keep, the durable timer, and the round's event latches.
  */
-import { normalizeResult } from '../run/result';
+import { normalizeResult } from '../waves/capture';
 import type { Condition, Termination } from './types';
 
 type TextMention = Extract<Condition, { kind: 'text_mention' }>;

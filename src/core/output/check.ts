@@ -4,10 +4,10 @@
  * `max_retries`, then the run ends with `outputValid: false` and the errors. Retry counts live in
  * workflow state (`attempts`), not in a per-session map as in EasyAI (reference/easyai.md §1.3).
  */
-import { extractJson } from './json-extract';
-import { defaultOutputValidator, type OutputValidator } from './output-validator';
+import { extractJson } from '../text/json';
+import { defaultOutputValidator, type OutputValidator } from './validator';
 
-export { extractJson, type JsonExtraction, type JsonSource } from './json-extract';
+export { extractJson, type JsonExtraction, type JsonSource } from '../text/json';
 export {
   createAjvValidator,
   defaultOutputValidator,
@@ -15,7 +15,7 @@ export {
   validateOutput,
   type OutputValidator,
   type SchemaValidation,
-} from './output-validator';
+} from './validator';
 
 /** The graph's output config (`CompiledGraph.output`). */
 export interface OutputConfig {

@@ -3,7 +3,7 @@
  * (`goal-state.ts`), tool events (`goal-events.ts`), the completion check and run status
  * (`goal-check.ts`) and the prompts (`goal-prompts.ts`). All pure; time is injected as `now`.
  */
-export * from './goal-state';
-export * from './goal-events';
-export * from './goal-check';
-export * from './goal-prompts';
+export * from './state';
+export * from './events';
+export * from './check';
+export * from './prompts';

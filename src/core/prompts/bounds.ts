@@ -4,20 +4,18 @@
  * and to the model's context window and hands back the dropped entries for the compaction activity.
  */
 import { PARENT } from '../graph/types';
-import type { ChatMessage } from './llm-types';
+import { capText, utf8ByteLength } from '../text/utf8';
+import type { ChatMessage } from '../llm/contract';
 import {
   buildAgentMessages,
   OWN_RESULTS_KEPT,
   renderedTriggers,
   THREAD_ENTRIES_KEPT,
   type AgentPromptInput,
-} from './prompts';
+} from './build';
 
 /** Hard cap on an agent input: the UTF-8 bytes of all message contents (§11.5). */
 export const INPUT_CAP_BYTES = 1024 * 1024;
-
-/** Cap on each agent text carried in state, RunResult or compaction input (§11.5). */
-export const TEXT_CAP_BYTES = 64 * 1024;
 
 /** Tokens kept free for the reply when the model has no `max_tokens` (§8). */
 export const DEFAULT_RESERVE_TOKENS = 1024;
@@ -27,23 +25,6 @@ export const MESSAGE_OVERHEAD_TOKENS = 4;
 
 /** Tokens that prime the assistant's reply, counted once per request. */
 export const REPLY_PRIMING_TOKENS = 3;
-
-/** The marker appended where a text was cut; N is the number of bytes removed. */
-export const truncationMarker = (removedBytes: number): string => `[troupe: truncated ${removedBytes} bytes]`;
-
-/** UTF-8 length of a string without TextEncoder (lone surrogates count 3, as U+FFFD). */
-export function utf8ByteLength(text: string): number {
-  let bytes = 0;
-  for (const ch of text) bytes += codePointBytes(ch.codePointAt(0) ?? 0);
-  return bytes;
-}
-
-function codePointBytes(cp: number): number {
-  if (cp < 0x80) return 1;
-  if (cp < 0x800) return 2;
-  if (cp < 0x10000) return 3;
-  return 4;
-}
 
 /**
  * Estimated tokens of a text: ASCII at ~4 characters per token (rounded up), every non-ASCII code
@@ -65,41 +46,6 @@ export function estimateMessagesTokens(messages: ChatMessage[]): number {
   let total = REPLY_PRIMING_TOKENS;
   for (const m of messages) total += estimateTokens(m.content) + MESSAGE_OVERHEAD_TOKENS;
   return total;
-}
-
-/**
- * Cuts a text to at most `maxBytes` UTF-8 bytes, marker included, at a code-point boundary, ending it
- * with a newline and `[troupe: truncated N bytes]`. A text that fits is returned unchanged; when even
- * the marker does not fit, the marker alone is returned. `priorDroppedBytes` (an earlier cut of the
- * same text) is added to N.
- */
-export function capText(text: string, maxBytes: number, priorDroppedBytes = 0): string {
-  const total = utf8ByteLength(text);
-  if (total <= maxBytes) return text;
-  const markerBytes = 1 + truncationMarker(total + priorDroppedBytes).length;
-  const keepBudget = Math.max(0, maxBytes - markerBytes);
-  let kept = 0;
-  let end = 0;
-  for (const ch of text) {
-    const size = codePointBytes(ch.codePointAt(0) ?? 0);
-    if (kept + size > keepBudget) break;
-    kept += size;
-    end += ch.length;
-  }
-  const marker = truncationMarker(total - kept + priorDroppedBytes);
-  return kept === 0 ? marker : `${text.slice(0, end)}\n${marker}`;
-}
-
-const TRAILING_MARKER = /\n?\[troupe: truncated (\d+) bytes\]$/;
-
-/**
- * `capText` for a text that may already end in a truncation marker (the agent activity's 256 KiB
- * cut): that marker is replaced, and the new one counts the bytes both cuts removed.
- */
-export function recapText(text: string, maxBytes: number): string {
-  if (utf8ByteLength(text) <= maxBytes) return text;
-  const marker = TRAILING_MARKER.exec(text);
-  return marker ? capText(text.slice(0, marker.index), maxBytes, Number(marker[1])) : capText(text, maxBytes);
 }
 
 /** The longest prefix of `text` (whole code points) whose `estimateTokens` is at most `maxTokens`. */

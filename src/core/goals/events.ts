@@ -4,8 +4,8 @@
  * transitions. Unlike EasyAI (reference/easyai.md §1.7), `completed` and `add_evidence` need
  * evidence and `blocked` needs a reason; the workflow re-checks so a bad event never changes the goal.
  */
-import type { ToolEvent } from './llm-types';
-import { omitGoalKeys, withGoalHistory, type GoalState, type GoalStatus } from './goal-state';
+import type { ToolEvent } from '../llm/contract';
+import { omitGoalKeys, withGoalHistory, type GoalState, type GoalStatus } from './state';
 
 /** A goal event from the `goal` tool. */
 export type GoalEvent = Extract<ToolEvent, { tool: 'goal' }>;

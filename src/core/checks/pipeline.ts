@@ -5,9 +5,9 @@
  * warning. As in EasyAI (reference/easyai.md §1.2) a *done* does not short-circuit. Pure and
  * synchronous (no awaits, so no Temporal cancellation can be swallowed); plain data in and out.
  */
-import { goalCheck, goalRunStatus, type GoalRunStatus, type GoalState } from './goal';
-import { outputCheck, type FinalResult, type OutputCheckResult, type OutputConfig } from './output-check';
-import type { OutputValidator } from './output-validator';
+import { goalCheck, goalRunStatus, type GoalRunStatus, type GoalState } from '../goals';
+import { outputCheck, type FinalResult, type OutputCheckResult, type OutputConfig } from '../output/check';
+import type { OutputValidator } from '../output/validator';
 
 /** What every check sees: plain data from the workflow state at the end of a round. */
 export interface CompletionContext {

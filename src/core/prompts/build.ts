@@ -5,7 +5,7 @@
  * the prompt stays flat as iterations grow. Fitting to a context window lives in `context.ts`.
  */
 import { PARENT, type CompiledGraph, type Edge } from '../graph/types';
-import type { ChatMessage } from './llm-types';
+import type { ChatMessage } from '../llm/contract';
 
 /** How many of the agent's own previous results an inbox prompt shows (§11.5). */
 export const OWN_RESULTS_KEPT = 2;

@@ -2,9 +2,9 @@
  * Result capture (SPEC §5.1, §11.10): what counts as an agent's result, its normalized form (which
  * every matcher reads) and its hash, plus the `score: N` reader used by `score_gte`.
  */
-import { hashResult } from '../hash';
+import { hashResult } from '../text/hash';
 
-export { hashResult } from '../hash';
+export { hashResult } from '../text/hash';
 
 const RESULT_OPEN = '```result';
 const FENCE_CLOSE = '```';

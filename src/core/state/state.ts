@@ -5,12 +5,12 @@
  */
 import type { CompiledGraph } from '../graph/types';
 import type { TerminationView, TokenCounts } from '../termination/view';
-import type { GoalState } from './goal';
-import type { PendingRequest } from './hitl';
-import type { UsageLedger } from './budget';
-import type { PromptNote } from './prompts';
-import { capText, utf8ByteLength } from './context';
-import type { Trigger, WaveItem } from './routing';
+import type { GoalState } from '../goals';
+import type { PendingRequest } from '../humans/signals';
+import type { UsageLedger } from '../budgets/ledger';
+import type { PromptNote } from '../prompts/build';
+import { capText, utf8ByteLength } from '../text/utf8';
+import type { Trigger, WaveItem } from '../waves/routing';
 
 /** A note added to an agent's next input (humans, goals, retries): the prompt builder's note. */
 export type AgentNote = PromptNote;
@@ -87,10 +87,13 @@ export interface RunState {
   continuedAsNew: number;
 }
 
+/** Cap on each agent text kept in state, the RunResult and compaction input (64 KiB). */
+export const TEXT_CAP_BYTES = 64 * 1024;
+
 export const MAX_WARNINGS = 200;
 export const MAX_TRANSCRIPT = 200;
 export const MAX_SIGNALS = 500;
-export { OWN_RESULTS_KEPT, THREAD_ENTRIES_KEPT as THREAD_KEPT } from './prompts';
+export { OWN_RESULTS_KEPT, THREAD_ENTRIES_KEPT as THREAD_KEPT } from '../prompts/build';
 
 /** A fresh round-scoped state. */
 export function newRound(round: number, activeMs: number): RoundState {

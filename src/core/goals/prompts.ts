@@ -4,7 +4,7 @@
  * adds the success criteria and constraints (EasyAI stored but never showed them) and asks for the
  * evidence and reason its `goal` tool requires. Every user-supplied text is XML-escaped.
  */
-import { goalSeconds, type GoalState } from './goal-state';
+import { goalSeconds, type GoalState } from './state';
 
 /** Escape `& < > " '` (in that order, as EasyAI; already-escaped text is escaped again). Newlines stay. */
 export function escapeXml(text: string): string {

@@ -2,10 +2,10 @@
  * Opening human-in-the-loop requests in the run state (SPEC §7, §11.6): ids `r1, r2, …`, kept in
  * `pending` until a decision names them. Pure.
  */
-import type { PendingRequest } from './hitl';
-import type { RunState } from './state';
+import type { PendingRequest } from './signals';
+import type { RunState } from '../state/state';
 
-export { HITL_SIGNAL_TYPES } from './tool-calls';
+export { HITL_SIGNAL_TYPES } from '../llm/builtin-tools';
 
 const KIND_OF: Record<string, PendingRequest['kind']> = {
   need_approval: 'approval',

@@ -4,14 +4,14 @@
  * turnCount counts auto-continuations. Import the goal API from `./goal`.
  */
 import type { RunStatus } from '../termination/types';
-import { goalContinuationPrompt } from './goal-prompts';
+import { goalContinuationPrompt } from './prompts';
 import {
   GOAL_TEXTS,
   goalElapsedMs,
   withGoalHistory,
   type GoalLimitReason,
   type GoalState,
-} from './goal-state';
+} from './state';
 
 /** Outcome of the goal completion check at the end of a round. */
 export type GoalCheckResult =

@@ -2,8 +2,8 @@
  * The final line `troupe run` prints (SPEC §8, §9; issue "every way a run can end, told apart"):
  * one distinct, actionable sentence per status and reason, built from the RunResult alone.
  */
-import type { RunStatus, StopReason } from '../termination/types';
-import { budgetHint, isBudgetReason, usdSpentText } from './budget';
+import type { RunStatus, StopReason } from '../core/termination/types';
+import { budgetHint, isBudgetReason, usdSpentText } from '../core/budgets/ledger';
 
 /** Failure details of a failed run (SPEC §8 `diagnostics`), plus who failed when known. */
 export interface FinalDiagnostics {

@@ -5,7 +5,7 @@
  * is never negative. Import the goal API from `./goal`.
  */
 import type { CompiledGoal } from '../graph/types';
-import type { GoalSnapshot } from './llm-types';
+import type { GoalSnapshot } from '../llm/contract';
 
 /** Goal status; `paused` pauses the run until `resume` (§11.8). */
 export type GoalStatus = GoalSnapshot['status'];

@@ -60,11 +60,15 @@ function balancedEnd(text: string, start: number, budget: { left: number }): num
   return -1;
 }
 
-function firstBalanced(text: string): { ok: true; value: unknown } | { ok: false } {
+/**
+ * The first balanced JSON value in `text` that opens with one of `opens` (`{`, `[`) and parses; a
+ * candidate that fails is retried from the next opening bracket. Bounded by MAX_BALANCED_SCAN.
+ */
+export function firstBalancedJson(text: string, opens = '{['): { ok: true; value: unknown } | { ok: false } {
   const budget = { left: MAX_BALANCED_SCAN };
   for (let i = 0; i < text.length && budget.left > 0; i++) {
     const ch = text[i];
-    if (ch !== '{' && ch !== '[') continue;
+    if (!opens.includes(ch)) continue;
     const end = balancedEnd(text, i, budget);
     if (end < 0) continue;
     const parsed = tryParse(text.slice(i, end));
@@ -85,6 +89,6 @@ export function extractJson(text: string): JsonExtraction {
     const parsed = tryParse(block);
     if (parsed.ok) return { ok: true, value: parsed.value, source: 'fence' };
   }
-  const balanced = firstBalanced(text);
+  const balanced = firstBalancedJson(text);
   return balanced.ok ? { ok: true, value: balanced.value, source: 'balanced' } : { ok: false };
 }

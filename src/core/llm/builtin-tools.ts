@@ -4,7 +4,7 @@
  * tool loop, and the workflow later applies the events in wave order. An invalid call changes nothing;
  * its error text goes back to the model as the tool result.
  */
-import type { GoalSnapshot, ToolEvent } from './llm-types';
+import type { GoalSnapshot, ToolEvent } from './contract';
 
 /** Names of the built-in tools an agent may be offered. */
 export type BuiltinToolName = 'goal' | 'signal';

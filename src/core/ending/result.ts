@@ -2,11 +2,11 @@
  * The RunResult (SPEC §8) and the `status` query view, built from the run state. Pure.
  */
 import type { RunStatus } from '../termination/types';
-import type { UsageLedger } from './budget';
-import type { GoalHistoryEntry } from './goal';
-import type { PendingRequest } from './hitl';
-import { activeMs, type RunState } from './state';
-import { goalElapsedMs } from './goal';
+import type { UsageLedger } from '../budgets/ledger';
+import type { GoalHistoryEntry } from '../goals';
+import type { PendingRequest } from '../humans/signals';
+import { activeMs, type RunState } from '../state/state';
+import { goalElapsedMs } from '../goals';
 
 /** Failure details of `failed` runs. */
 export interface Diagnostics {
