@@ -11,19 +11,9 @@ import {
 import type { CompiledGraph } from './core/graph/types';
 import type { RunResult, RunStatusView } from './core/ending/result';
 import type { TranscriptStep } from './core/state/state';
-import {
-  answerSignal,
-  approveSignal,
-  messageSignal,
-  pauseSignal,
-  rejectSignal,
-  resumeSignal,
-  signalSignal,
-  statusQuery,
-  stopSignal,
-  transcriptQuery,
-  WORKFLOW_TYPE,
-} from './workflows/definitions';
+import type { SignalDefinition } from '@temporalio/common';
+import type { SignalInputs, SignalName } from './core/humans/signals';
+import { SIGNALS, statusQuery, transcriptQuery, WORKFLOW_TYPE } from './workflows/messages';
 import type { troupeRun } from './workflows/run';
 import { settingsFromEnv, type TroupeSettings } from './settings';
 
@@ -80,23 +70,11 @@ export async function waitResult(handle: RunHandle): Promise<RunResult> {
   return handle.result();
 }
 
-/** The signals of the CLI contract (§7, §9). */
-export const SIGNALS = {
-  pause: pauseSignal,
-  resume: resumeSignal,
-  approve: approveSignal,
-  reject: rejectSignal,
-  answer: answerSignal,
-  message: messageSignal,
-  signal: signalSignal,
-  stop: stopSignal,
-} as const;
+export type { SignalName } from './core/humans/signals';
 
-export type SignalName = keyof typeof SIGNALS;
-
-/** Send one of troupe's signals. */
-export async function sendSignal(handle: RunHandle, name: SignalName, payload?: unknown): Promise<void> {
-  await handle.signal(SIGNALS[name], payload);
+/** Send one of troupe's signals, its payload typed from the signal's schema. */
+export async function sendSignal<K extends SignalName>(handle: RunHandle, name: K, payload?: SignalInputs[K]): Promise<void> {
+  await handle.signal(SIGNALS[name] as SignalDefinition<[SignalInputs[K]?]>, payload);
 }
 
 /** Whether an error means "no such workflow". */

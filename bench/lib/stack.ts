@@ -21,7 +21,7 @@ import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult } from '../../src/core/ending/result';
 import { startDevServer, type DevServer, type DynamicConfigValue } from '../../src/dev/temporal-server';
 import { bundleWorkflows, createWorker } from '../../src/worker';
-import { WORKFLOW_TYPE } from '../../src/workflows/definitions';
+import { WORKFLOW_TYPE } from '../../src/workflows/messages';
 import { createFloorActivities } from '../floor/activities';
 import type { FloorInput } from '../floor/workflows';
 import type { RecordedRequest } from './stub-client';

@@ -4,13 +4,14 @@
  * listing the pending request ids when the target is missing or ambiguous.
  */
 import { queryStatus, sendSignal, type RunHandle, type SignalName } from '../api';
+import type { SignalInputs } from '../core/humans/signals';
 import { SIGNAL_TYPE_RE } from '../core/config/schema';
 import { stringFlag, type ParsedArgs } from './args';
 import { withRun } from './connect';
 import { err, out } from './io';
 import { RUN_TEXT } from './run-texts';
 
-async function send(args: ParsedArgs, name: SignalName, payload?: unknown): Promise<number> {
+async function send<K extends SignalName>(args: ParsedArgs, name: K, payload?: SignalInputs[K]): Promise<number> {
   const id = args.positionals[0];
   return withRun(id, async (handle) => {
     await sendSignal(handle, name, payload);

@@ -1,5 +1,5 @@
 /** User-visible texts of the run-time CLI commands (run, worker, status, signals, dev; SPEC §9). */
-import type { PendingRequest } from '../core/humans/signals';
+import type { PendingRequest } from '../core/humans/requests';
 
 export const RUN_TEXT = {
   noTask: (file: string) => `no task: pass --task "..." or set task: in ${file}`,

@@ -1,58 +1,60 @@
 /**
- * The end of a round (SPEC §6.1, §6.4, §7, §11.3, §11.6): completion checks (goal, output schema,
- * registered checks) may start a new round or re-dispatch final agents alone; then an optional
- * `before_exit` approval, whose reject starts a round at the final agents with the reason.
+ * The end of a round. Completion checks (the goal, the output schema, registered checks) may start a
+ * new round or re-dispatch final agents alone; then an optional `before_exit` approval, whose reject
+ * starts a round at the final agents with the reason (docs/semantics.md, "Round ends").
  */
 import { runCompletionChecks } from '../core/checks/pipeline';
-import { outputCheck } from '../core/output/check';
-import { finalAgents, finalText, type RunEnd } from '../core/ending/result';
+import { userStopEnd, type NextStep } from '../core/ending/decide';
+import { finalAgents, finalText, type OutputOutcome, type RunEnd } from '../core/ending/result';
+import { RUN_TEXTS } from '../core/ending/texts';
 import { openRequest } from '../core/humans/requests';
-import { addNote, entryWave, warn } from '../core/state/state';
-import type { Run } from './context';
-import { budgetEnd, recordResult, userStop } from './process';
-import { gate, startRound } from './gate';
-import { TEXTS } from './texts';
-import { dispatchWave } from './wave';
+import { outputCheck } from '../core/output/check';
+import { activeMs } from '../core/state/clock';
+import { addNote, entryWave, newRound, warn, type RunState } from '../core/state/state';
+import { checkBudget } from '../core/budgets/ledger';
+import { dispatchAgents, withDeadlines } from './dispatch';
+import type { Run } from './execution';
+import { recordWave } from './processing';
+import { nextStep, waitForDecision } from './waits';
 
-export type RoundNext = { kind: 'finish'; end: RunEnd } | { kind: 'next' };
+/** What follows a round's end: the next round's first wave is ready, or the run ends. */
+export type RoundNext = Extract<NextStep, { kind: 'run_wave' } | { kind: 'end_run' }>;
 
-const finish = (end: RunEnd): RoundNext => ({ kind: 'finish', end });
+const finish = (end: RunEnd): RoundNext => ({ kind: 'end_run', end });
+
+/** Start a new round: reset round-scoped state; `frontier` is its wave 1. */
+export function startRound(run: Run, frontier: RunState['frontier']): void {
+  const { state } = run;
+  state.round = newRound(state.round.round + 1, activeMs(state, Date.now()));
+  state.frontier = frontier;
+  for (const request of state.requests) delete request.held;
+  state.deferred = [];
+}
 
 /** Re-dispatch final agents alone (schema retries or a check's targets); their edges are not followed. */
-async function redispatch(
-  run: Run,
-  targets: Array<{ agent: string; prompt: string }>,
-  by: string,
-): Promise<RunEnd | undefined> {
-  const { state, graph } = run;
+async function redispatch(run: Run, targets: Array<{ agent: string; prompt: string }>, by: string): Promise<RunEnd | undefined> {
+  const { graph } = run;
   for (const target of targets) {
-    const stopped = await gate(run);
-    if (stopped) return stopped;
-    state.round.wave += 1;
+    const step = await nextStep(run, 'before_retry');
+    if (step.kind === 'end_run' || step.kind === 'end_round') return step.end;
+    run.state.round.wave += 1;
+    run.wave = {};
     const isSchema = by === 'output';
-    const outcome = await dispatchWave(run, [{ agent: target.agent, triggers: [] }], {
-      responseSchema: isSchema ? graph.output?.schema : undefined,
-      notes: {
-        [target.agent]: [{ kind: isSchema ? 'schema_retry' : 'user_message', text: target.prompt, from: by }],
-      },
-    });
-    for (const o of outcome.outcomes) recordResult(run, o, 'schema_retry');
-    if (outcome.kind === 'stopped') return outcome.end;
+    const outcomes = await withDeadlines(run, () =>
+      dispatchAgents(run, [{ agent: target.agent, triggers: [] }], {
+        responseSchema: isSchema ? graph.output?.schema : undefined,
+        notes: { [target.agent]: [{ kind: isSchema ? 'schema_retry' : 'user_message', text: target.prompt, from: by }] },
+      }),
+    );
+    recordWave(run, outcomes, 'schema_retry');
+    const stopped = run.wave.timedOut ?? run.wave.failure;
+    if (stopped) return stopped;
   }
   return undefined;
 }
 
-/** Wait for the decision on one request (clocks stopped); undefined decision means `stop`. */
-async function waitForDecision(run: Run, requestId: string) {
-  const { state } = run;
-  const stopped = await gate(run, () => state.decisions.some((d) => d.requestId === requestId));
-  const decision = state.decisions.find((d) => d.requestId === requestId);
-  state.decisions = state.decisions.filter((d) => d !== decision);
-  return { stopped, decision };
-}
-
 /** The output-schema verdict on the final results without any retry. */
-function outputAsItStands(run: Run): RunOutput {
+function outputAsItStands(run: Run): OutputOutcome {
   const { state, graph } = run;
   const finals = finalAgents(state).map((agent) => ({ agent, text: state.results[agent]?.text ?? '' }));
   const verdict = outputCheck(finals, { schema: graph.output!.schema, maxRetries: 0 }, {});
@@ -64,18 +66,16 @@ function outputAsItStands(run: Run): RunOutput {
   };
 }
 
-type RunOutput = NonNullable<Run['output']>;
-
 /** Decide what follows a round that ended with `end`. */
-export async function finishRound(run: Run, end: RunEnd): Promise<RoundNext> {
+export async function endRound(run: Run, end: RunEnd): Promise<RoundNext> {
   const { state, graph } = run;
   if (end.status !== 'completed' && end.status !== 'exhausted') return finish(end);
   let current = end;
 
   for (;;) {
-    if (state.stop) return finish(userStop(run));
-    if (budgetEnd(state, run)) {
-      // nothing new starts once a budget is crossed (§11.7): the output is judged as it stands
+    if (state.stop) return finish(userStopEnd(state.stop.reason));
+    if (checkBudget(graph.budget, state.usage, activeMs(state, Date.now()))) {
+      // nothing new starts once a budget is crossed: the output is judged as it stands
       if (graph.output) run.output = outputAsItStands(run);
       return finish(current);
     }
@@ -98,7 +98,7 @@ export async function finishRound(run: Run, end: RunEnd): Promise<RoundNext> {
         startRound(run, entryWave(graph, state.task));
         const kind = outcome.by === 'goal' ? 'goal_continuation' : 'user_message';
         for (const item of state.frontier) addNote(state, item.agent, { kind, text: outcome.prompt, from: outcome.by });
-        return { kind: 'next' };
+        return { kind: 'run_wave' };
       }
       const stopped = await redispatch(run, outcome.targets, outcome.by);
       if (stopped) return finish(stopped);
@@ -114,18 +114,15 @@ export async function finishRound(run: Run, end: RunEnd): Promise<RoundNext> {
     const request = openRequest(state, {
       kind: 'before_exit',
       agent: agents.join(','),
-      summary: TEXTS.beforeExitSummary(agents.join(','), finalText(state, agents).slice(0, 300)),
+      summary: RUN_TEXTS.beforeExitSummary(agents.join(','), finalText(state, agents).slice(0, 300)),
       now: Date.now(),
     });
-    const { stopped, decision } = await waitForDecision(run, request.id);
-    if (stopped) return finish(stopped);
-    if (decision?.decision === 'reject') {
-      startRound(
-        run,
-        agents.map((agent) => ({ agent, triggers: [] })),
-      );
-      for (const agent of agents) addNote(state, agent, { kind: 'reject_reason', text: decision.text ?? '', from: 'human' });
-      return { kind: 'next' };
+    const decided = await waitForDecision(run, request.id);
+    if (!decided) return finish(userStopEnd(run.state.stop?.reason));
+    if (decided.decision?.kind === 'reject') {
+      startRound(run, agents.map((agent) => ({ agent, triggers: [] })));
+      for (const agent of agents) addNote(state, agent, { kind: 'reject_reason', text: decided.decision.text ?? '', from: 'human' });
+      return { kind: 'run_wave' };
     }
   }
   return finish(current);

@@ -1,7 +1,9 @@
 /**
- * The troupe run workflow (SPEC §4.5, §6–§8, §10, §11): rounds of waves over the compiled graph.
- * Routing, termination, checks and budgets are pure core; this file sequences them with timers,
- * signals, human waits and continue-as-new, and always returns a RunResult.
+ * The troupe run workflow: the entry and the round loop. A run is rounds of waves over the compiled
+ * graph (docs/semantics.md). Between waves one pure decision (`core/ending/decide.ts`) says what
+ * happens next; this file carries it out with the phases beside it: waiting (`waits.ts`), dispatching
+ * (`dispatch.ts`), processing (`processing.ts`) and ending a round (`round-end.ts`). Every end,
+ * cancellation included, returns a RunResult.
  */
 import {
   allHandlersFinished,
@@ -13,27 +15,19 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CompiledGraph } from '../core/graph/types';
-import { createGoal, goalFrameworkBlock } from '../core/goals';
-import { emptyLedger } from '../core/budgets/ledger';
 import { buildRunResult, type RunEnd, type RunResult } from '../core/ending/result';
-import {
-  addNote,
-  entryWave,
-  newRound,
-  startClock,
-  stopClock,
-  terminationView,
-  trimForCarry,
-  type RunState,
-} from '../core/state/state';
-import { evaluateTermination } from '../core/termination/evaluate';
-import type { Run } from './context';
-import { gate } from './gate';
-import { installHandlers } from './handlers';
-import { budgetEnd, graphEnd, processWave, recordResult } from './process';
-import { finishRound } from './round-end';
-import { TEXTS } from './texts';
-import { dispatchWave } from './wave';
+import { RUN_TEXTS } from '../core/ending/texts';
+import { awaitingHumans } from '../core/humans/requests';
+import { migrateCarried, trimForCarry } from '../core/state/carry';
+import { startClock, stopClock } from '../core/state/clock';
+import { createRunState, type RunState } from '../core/state/state';
+import { dispatchAgents, withDeadlines } from './dispatch';
+import type { Run } from './execution';
+import { installHandlers } from './messages';
+import { judgeWave, recordWave, routeWaveResults } from './processing';
+import { endRound } from './round-end';
+import { runVersion } from './versions';
+import { nextStep } from './waits';
 
 /** The workflow argument: the compiled graph, the task, and state carried over by continue-as-new. */
 export interface RunInput {
@@ -42,46 +36,7 @@ export interface RunInput {
   carried?: RunState;
 }
 
-/** A fresh run state. */
-function createRunState(graph: CompiledGraph, task: string, workflowId: string, now: number): RunState {
-  const state: RunState = {
-    workflowId,
-    task,
-    round: newRound(1, 0),
-    frontier: entryWave(graph, task),
-    steps: 0,
-    results: {},
-    memory: {},
-    thread: [],
-    threadSeq: 0,
-    notes: {},
-    broadcast: [],
-    usage: emptyLedger(),
-    signals: [],
-    warnings: [],
-    transcript: [],
-    goal: graph.goal ? createGoal(graph.goal, now) : undefined,
-    pending: [],
-    requestCounter: 0,
-    held: [],
-    decisions: [],
-    deferred: [],
-    paused: false,
-    clock: { accumulatedMs: 0, since: now },
-    outputAttempts: {},
-    compactionFailures: 0,
-    continuedAsNew: 0,
-  };
-  if (state.goal) {
-    const block = goalFrameworkBlock(state.goal);
-    for (const [name, agent] of Object.entries(graph.agents)) {
-      if (agent.tools.includes('goal')) addNote(state, name, { kind: 'goal_framework', text: block });
-    }
-  }
-  return state;
-}
-
-/** Continue-as-new between waves when Temporal suggests it, carrying compact state (§10). */
+/** Continue-as-new between waves when Temporal suggests it, carrying compact state. */
 async function maybeContinueAsNew(run: Run, input: RunInput): Promise<void> {
   if (!workflowInfo().continueAsNewSuggested) return;
   await condition(allHandlersFinished);
@@ -92,57 +47,65 @@ async function maybeContinueAsNew(run: Run, input: RunInput): Promise<void> {
   await continueAsNew<typeof troupeRun>({ graph: input.graph, task: input.task, carried: state });
 }
 
-/** Run waves until the round's graph stops. `final` ends are not subject to completion checks. */
-async function runRound(run: Run, input: RunInput): Promise<RunEnd> {
-  const { state, graph } = run;
-  for (;;) {
-    const stopped = await gate(run);
-    if (stopped) return stopped;
-    if (state.frontier.length === 0) return graphEnd(state);
-    const pre = evaluateTermination(graph.termination, terminationView(state, Date.now()));
-    if (pre) return { status: pre.status, reason: pre.reason, reasonText: pre.reasonText };
-    const budget = budgetEnd(state, run, state.frontier.length);
-    if (budget) return budget;
-    await maybeContinueAsNew(run, input);
+/** Run one wave: dispatch the frontier, record, judge and route its results. */
+async function runWave(run: Run): Promise<void> {
+  const { state } = run;
+  const items = state.frontier;
+  state.frontier = state.deferred;
+  state.deferred = [];
+  state.round.wave += 1;
+  state.round.lastWave = items.map((i) => i.agent);
+  run.wave = {};
+  const outcomes = await withDeadlines(run, () => dispatchAgents(run, items));
+  const recorded = recordWave(run, outcomes);
+  if (run.wave.failure || run.wave.timedOut) return;
+  if (!state.stop) await judgeWave(run, recorded.map((r) => r.agent));
+  routeWaveResults(run, recorded);
+}
 
-    const items = state.frontier;
-    state.frontier = state.deferred;
-    state.deferred = [];
-    state.round.wave += 1;
-    state.round.lastWave = items.map((i) => i.agent);
-    const outcome = await dispatchWave(run, items);
-    if (outcome.kind === 'stopped') {
-      for (const o of outcome.outcomes) recordResult(run, o);
-      return outcome.end;
-    }
-    const verdict = await processWave(run, outcome.outcomes);
-    if (verdict.kind !== 'continue') return verdict.end;
+/** Run waves until the round's graph stops. */
+async function runRound(run: Run, input: RunInput): Promise<RunEnd> {
+  for (;;) {
+    const before = await nextStep(run, 'before_wave');
+    if (before.kind !== 'run_wave') return before.end;
+    await maybeContinueAsNew(run, input);
+    await runWave(run);
+    const after = await nextStep(run, 'after_wave');
+    if (after.kind !== 'run_wave') return after.end;
   }
 }
 
 /** Run every round until the run ends. */
-async function runAll(run: Run, input: RunInput): Promise<RunEnd> {
+async function runRounds(run: Run, input: RunInput): Promise<RunEnd> {
   for (;;) {
     const end = await runRound(run, input);
-    const next = await finishRound(run, end);
-    if (next.kind === 'finish') return next.end;
+    const next = await endRound(run, end);
+    if (next.kind === 'end_run') return next.end;
   }
 }
 
 /** The troupe run workflow. */
 export async function troupeRun(input: RunInput): Promise<RunResult> {
   const info = workflowInfo();
-  const state = input.carried ?? createRunState(input.graph, input.task, info.workflowId, Date.now());
-  if (input.carried && !state.paused && state.pending.length === 0) startClock(state, Date.now());
-  const run: Run = { graph: input.graph, state, inFlight: [], root: CancellationScope.current() };
+  const state = input.carried ? migrateCarried(input.carried, Date.now()) : createRunState(input.graph, input.task, info.workflowId, Date.now());
+  if (input.carried && !state.paused && !awaitingHumans(state)) startClock(state, Date.now());
+  const run: Run = {
+    graph: input.graph,
+    state,
+    version: runVersion(),
+    inFlight: [],
+    wave: {},
+    signalsSeen: 0,
+    root: CancellationScope.current(),
+  };
   installHandlers(run);
   upsertMemo({ troupeStatus: 'running' });
 
   try {
-    run.end = await runAll(run, input);
+    run.end = await runRounds(run, input);
   } catch (err) {
     if (!(isCancellation(err) && run.root.consideredCancelled)) throw err;
-    run.end = { status: 'cancelled', reason: 'user_abort', reasonText: TEXTS.userAbort() };
+    run.end = { status: 'cancelled', reason: 'user_abort', reasonText: RUN_TEXTS.userAbort() };
   }
   stopClock(state, Date.now());
   const result = buildRunResult(state, run.end, Date.now(), run.output);

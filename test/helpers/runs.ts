@@ -8,7 +8,7 @@ import { createActivities } from '../../src/activities';
 import { compileYaml } from './compile';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult, RunStatusView } from '../../src/core/ending/result';
-import { statusQuery, WORKFLOW_TYPE } from '../../src/workflows/definitions';
+import { statusQuery, WORKFLOW_TYPE } from '../../src/workflows/messages';
 import type { troupeRun } from '../../src/workflows/run';
 import { startStubLlm, type StubLlm } from './stub-llm';
 import { connectClient, installQuietRuntime, startWorker, uniqueWorkflowId, type RunningWorker, type TestClient } from './temporal';

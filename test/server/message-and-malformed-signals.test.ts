@@ -1,6 +1,6 @@
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { troupe } from '../helpers/cli';
-import { statusQuery } from '../../src/workflows/definitions';
+import { statusQuery } from '../../src/workflows/messages';
 
 const LOOP = `
 name: chat

@@ -1,4 +1,4 @@
-import { statusQuery } from '../../src/workflows/definitions';
+import { statusQuery } from '../../src/workflows/messages';
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 
 /**

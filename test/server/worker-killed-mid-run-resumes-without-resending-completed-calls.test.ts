@@ -1,7 +1,7 @@
 import { compileYaml } from '../helpers/runs';
 import { uniqueTaskQueue, uniqueWorkflowId } from '../helpers/temporal';
 import { processWorkerSuite } from '../helpers/worker-process';
-import { WORKFLOW_TYPE } from '../../src/workflows/definitions';
+import { WORKFLOW_TYPE } from '../../src/workflows/messages';
 
 const LOOP = `
 name: crashy

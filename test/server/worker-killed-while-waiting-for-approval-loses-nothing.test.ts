@@ -2,7 +2,7 @@ import { compileYaml } from '../helpers/runs';
 import { troupe } from '../helpers/cli';
 import { uniqueTaskQueue, uniqueWorkflowId } from '../helpers/temporal';
 import { processWorkerSuite } from '../helpers/worker-process';
-import { statusQuery, WORKFLOW_TYPE } from '../../src/workflows/definitions';
+import { statusQuery, WORKFLOW_TYPE } from '../../src/workflows/messages';
 
 describe('durable approvals', () => {
   const suite = processWorkerSuite();

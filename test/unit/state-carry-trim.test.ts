@@ -1,5 +1,6 @@
 import { emptyLedger } from '../../src/core/budgets/ledger';
-import { CARRY_BUDGET_BYTES, newRound, trimForCarry, type RunState } from '../../src/core/state/state';
+import { CARRY_BUDGET_BYTES, trimForCarry } from '../../src/core/state/carry';
+import { newRound, type RunState } from '../../src/core/state/state';
 
 const big = (tag: string) => `${tag}:` + 'x'.repeat(64 * 1024 - tag.length - 1);
 
@@ -21,10 +22,8 @@ function stateWith(agents: number): RunState {
     signals: [],
     warnings: [],
     transcript: [],
-    pending: [{ id: 'r1', kind: 'approval', agent: 'agent0', summary: 's', since: 0 }],
+    requests: [{ id: 'r1', kind: 'approval', agent: 'agent0', summary: 's', since: 0 }],
     requestCounter: 1,
-    held: [],
-    decisions: [],
     deferred: [],
     paused: true,
     clock: { accumulatedMs: 5, since: null },
@@ -49,7 +48,7 @@ describe('trimForCarry (continue-as-new payload bound)', () => {
     expect(bytes).toBeLessThanOrEqual(CARRY_BUDGET_BYTES);
     expect(bytes).toBe(Buffer.byteLength(JSON.stringify(s)));
     expect(s.results.agent9.text).toBe(big('agent9'));
-    expect(s.pending).toHaveLength(1);
+    expect(s.requests).toHaveLength(1);
     expect(s.notes.agent0[0].text).toBe('keep me');
     expect(s.paused).toBe(true);
     expect(s.memory.agent3.own[1].startsWith('agent3-2:')).toBe(true);

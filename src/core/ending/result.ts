@@ -4,8 +4,9 @@
 import type { RunStatus } from '../termination/types';
 import type { UsageLedger } from '../budgets/ledger';
 import type { GoalHistoryEntry } from '../goals';
-import type { PendingRequest } from '../humans/signals';
-import { activeMs, type RunState } from '../state/state';
+import { pendingRequests, type PendingRequest } from '../humans/requests';
+import { activeMs } from '../state/clock';
+import type { RunState } from '../state/state';
 import { goalElapsedMs } from '../goals';
 
 /** Failure details of `failed` runs. */
@@ -145,7 +146,7 @@ export function buildStatusView(
 ): RunStatusView {
   const phase: RunStatusView['phase'] = end
     ? 'finished'
-    : state.pending.length > 0
+    : pendingRequests(state).length > 0
       ? 'awaiting_human'
       : state.paused
         ? 'paused'
@@ -166,7 +167,7 @@ export function buildStatusView(
     usage: state.usage,
     activeMs: activeMs(state, now),
     goal: goalView(state, now),
-    pending: state.pending,
+    pending: pendingRequests(state),
     latest,
     warnings: state.warnings.slice(-20),
     final: end ? { status: end.status, reason: end.reason, reasonText: end.reasonText } : undefined,

@@ -1,33 +1,162 @@
 /**
- * Opening human-in-the-loop requests in the run state (SPEC §7, §11.6): ids `r1, r2, …`, kept in
- * `pending` until a decision names them. Pure.
+ * Requests to humans and their decisions, owned in one place. A run opens a request when an agent
+ * asks through the `signal` tool (`need_approval`, `need_clarification`, `blocked`: the agent's
+ * result is held back from routing until a human decides) or when `approval.before_exit` asks for
+ * the final result. A decision signal (`approve`, `reject`, `answer`) is matched to the named open
+ * request, or to the only one; the workflow later takes the decided requests and acts on them in
+ * the order the decisions arrived. Ids are `r1`, `r2`, … Pure: time is passed in.
  */
-import type { PendingRequest } from './signals';
-import type { RunState } from '../state/state';
+import type { Trigger } from '../waves/types';
 
-export { HITL_SIGNAL_TYPES } from '../llm/builtin-tools';
+/** Kinds of request a run can wait on: the `signal` tool's three types and `approval.before_exit`. */
+export const HITL_REQUEST_KINDS = ['approval', 'clarification', 'blocked', 'before_exit'] as const;
 
-const KIND_OF: Record<string, PendingRequest['kind']> = {
+/** A request kind. */
+export type RequestKind = (typeof HITL_REQUEST_KINDS)[number];
+
+/** A decision signal. */
+export type DecisionKind = 'approve' | 'reject' | 'answer';
+
+/** Signal-tool types that open a request, with the kind they open. */
+export const REQUEST_SIGNAL_KINDS: Readonly<Record<string, RequestKind>> = {
   need_approval: 'approval',
   need_clarification: 'clarification',
   blocked: 'blocked',
-  before_exit: 'before_exit',
 };
 
-/** Open a request and add it to `pending`. */
+/** A human's decision on a request. */
+export interface Decision {
+  kind: DecisionKind;
+  /** The note (approve), reason (reject) or answer text. */
+  text?: string;
+  /** Workflow time (ms) the decision arrived. */
+  at: number;
+}
+
+/** A request as the run state keeps it, from opening until its decision has been acted on. */
+export interface HumanRequest {
+  /** `r1`, `r2`, … from the run's request counter. */
+  id: string;
+  kind: RequestKind;
+  agent?: string;
+  summary: string;
+  /** Workflow time (ms) the wait began. */
+  since: number;
+  payload?: unknown;
+  /** The agent result held back from routing until the decision (signal-tool requests). */
+  held?: { text: string; triggers: Trigger[] };
+  /** Set by the decision signal; the request leaves the state when the run acts on it. */
+  decision?: Decision;
+}
+
+/** A request waiting for a decision, as the `status` query and the CLI show it. */
+export interface PendingRequest {
+  id: string;
+  kind: RequestKind;
+  agent?: string;
+  summary: string;
+  since: number;
+  payload?: unknown;
+}
+
+/** The part of the run state this module owns. */
+export interface RequestBook {
+  requests: HumanRequest[];
+  requestCounter: number;
+}
+
+/** Texts of decisions that match nothing, so tests can pin them. */
+export const REQUEST_TEXTS = {
+  noneToDecide: (d: DecisionKind) => `ignored ${d} signal: no request is pending`,
+  notPending: (d: DecisionKind, id: string, pending: string[]) =>
+    `ignored ${d} signal: request ${id} is not pending (pending: ${pending.length ? pending.join(', ') : 'none'})`,
+  ambiguous: (d: DecisionKind, pending: string[]) =>
+    `ignored ${d} signal: ${pending.length} requests are pending (${pending.join(', ')}); name one with requestId (--request)`,
+  unanswered: (ids: string[]) =>
+    `the run ended while ${ids.length === 1 ? `request ${ids[0]} was` : `requests ${ids.join(', ')} were`} still waiting for a human; see unanswered in the result`,
+} as const;
+
+/** The id of the `n`-th request of a run (1-based): `r1`, `r2`, … */
+export function formatRequestId(n: number): string {
+  return `r${n}`;
+}
+
+/** Open a request and add it to the book. */
 export function openRequest(
-  state: RunState,
-  req: { kind: string; agent?: string; summary: string; payload?: unknown; now: number },
-): PendingRequest {
-  state.requestCounter += 1;
-  const request: PendingRequest = {
-    id: `r${state.requestCounter}`,
-    kind: KIND_OF[req.kind] ?? 'approval',
+  book: RequestBook,
+  req: { kind: RequestKind; agent?: string; summary: string; payload?: unknown; held?: HumanRequest['held']; now: number },
+): HumanRequest {
+  book.requestCounter += 1;
+  const request: HumanRequest = {
+    id: formatRequestId(book.requestCounter),
+    kind: req.kind,
     agent: req.agent,
     summary: req.summary.slice(0, 500),
     since: req.now,
     payload: req.payload,
+    ...(req.held ? { held: req.held } : {}),
   };
-  state.pending.push(request);
+  book.requests.push(request);
   return request;
+}
+
+/** Requests still waiting for a decision, in the order they were opened (the `status` view). */
+export function pendingRequests(book: RequestBook): PendingRequest[] {
+  return book.requests
+    .filter((r) => r.decision === undefined)
+    .map(({ id, kind, agent, summary, since, payload }) => ({ id, kind, agent, summary, since, payload }));
+}
+
+/** Whether any request waits for a decision. */
+export function awaitingHumans(book: RequestBook): boolean {
+  return book.requests.some((r) => r.decision === undefined);
+}
+
+/** Whether a held agent result waits for a decision or for the run to act on one. */
+export function holdsResults(book: RequestBook): boolean {
+  return book.requests.some((r) => r.held !== undefined);
+}
+
+/**
+ * Match a decision to an open request: the named one (`requestId`), or the only one open. No match,
+ * nothing open, or several open without an id → a warning, and nothing changes.
+ */
+export function resolveDecision(
+  pending: readonly PendingRequest[],
+  requestId: string | undefined,
+  decision: DecisionKind,
+): { ok: true; request: PendingRequest } | { ok: false; warning: string } {
+  const ids = pending.map((p) => p.id);
+  if (requestId !== undefined) {
+    const request = pending.find((p) => p.id === requestId);
+    return request ? { ok: true, request } : { ok: false, warning: REQUEST_TEXTS.notPending(decision, requestId, ids) };
+  }
+  if (pending.length === 0) return { ok: false, warning: REQUEST_TEXTS.noneToDecide(decision) };
+  if (pending.length > 1) return { ok: false, warning: REQUEST_TEXTS.ambiguous(decision, ids) };
+  return { ok: true, request: pending[0] };
+}
+
+/**
+ * Record a decision on the matching open request; returns the warning when it matches none. The
+ * request moves to the end of the book so decided requests are acted on in arrival order.
+ */
+export function decide(
+  book: RequestBook,
+  requestId: string | undefined,
+  decision: Decision,
+): { ok: true; request: HumanRequest } | { ok: false; warning: string } {
+  const resolved = resolveDecision(pendingRequests(book), requestId, decision.kind);
+  if (!resolved.ok) return resolved;
+  const index = book.requests.findIndex((r) => r.id === resolved.request.id);
+  const [request] = book.requests.splice(index, 1);
+  request.decision = decision;
+  book.requests.push(request);
+  return { ok: true, request };
+}
+
+/** Take the decided requests out of the book, in the order their decisions arrived. */
+export function takeDecided(book: RequestBook, which: (r: HumanRequest) => boolean = () => true): HumanRequest[] {
+  const taken = book.requests.filter((r) => r.decision !== undefined && which(r));
+  book.requests = book.requests.filter((r) => !taken.includes(r));
+  return taken;
 }

@@ -4,6 +4,7 @@
  * tool loop, and the workflow later applies the events in wave order. An invalid call changes nothing;
  * its error text goes back to the model as the tool result.
  */
+import { REQUEST_SIGNAL_KINDS } from '../humans/requests';
 import type { GoalSnapshot, ToolEvent } from './contract';
 
 /** Names of the built-in tools an agent may be offered. */
@@ -18,8 +19,8 @@ export const GOAL_TOOL_ACTIONS = ['update_status', 'update_objective', 'add_evid
 /** Signal types the agent may send (`[a-z][a-z0-9_]*`, at most 64 characters). */
 export const SIGNAL_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
-/** Signal types that also open a human request (§7, §11.6). */
-export const HITL_SIGNAL_TYPES: readonly string[] = ['need_approval', 'need_clarification', 'blocked'];
+/** Signal types that also open a human request. */
+export const HITL_SIGNAL_TYPES: readonly string[] = Object.keys(REQUEST_SIGNAL_KINDS);
 
 /** Largest signal payload accepted, as JSON characters; the ledger lives in workflow state. */
 export const MAX_SIGNAL_PAYLOAD_CHARS = 16_384;

@@ -1,16 +1,15 @@
 /**
- * Run state (SPEC §8, §11.1, §11.5): one plain-JSON object that the workflow drives and carries
- * across continue-as-new. Round-scoped parts reset at each round start; the rest is run-scoped.
- * Pure: time is passed in as workflow milliseconds.
+ * Run state: one plain-JSON object that the workflow drives and carries across continue-as-new.
+ * Round-scoped parts reset at each round start (docs/semantics.md, "Rounds"); the rest is
+ * run-scoped. Pure: time is passed in as workflow milliseconds.
  */
 import type { CompiledGraph } from '../graph/types';
 import type { TerminationView, TokenCounts } from '../termination/view';
-import type { GoalState } from '../goals';
-import type { PendingRequest } from '../humans/signals';
-import type { UsageLedger } from '../budgets/ledger';
+import { createGoal, goalFrameworkBlock, type GoalState } from '../goals';
+import type { HumanRequest } from '../humans/requests';
+import { emptyLedger, type UsageLedger } from '../budgets/ledger';
 import type { PromptNote } from '../prompts/build';
-import { capText, utf8ByteLength } from '../text/utf8';
-import type { Trigger, WaveItem } from '../waves/routing';
+import type { Trigger, WaveItem } from '../waves/types';
 
 /** A note added to an agent's next input (humans, goals, retries): the prompt builder's note. */
 export type AgentNote = PromptNote;
@@ -71,13 +70,10 @@ export interface RunState {
   warnings: string[];
   transcript: TranscriptStep[];
   goal?: GoalState;
-  pending: PendingRequest[];
+  /** Requests to humans, open or decided and not yet acted on (`core/humans/requests.ts`). */
+  requests: HumanRequest[];
   requestCounter: number;
-  /** Agents whose results wait for a human decision before routing (§11.6). */
-  held: Array<{ agent: string; text: string; requestId: string; triggers: Trigger[] }>;
-  /** Human decisions resolved by signal handlers, applied by the main loop in order. */
-  decisions: Array<{ requestId: string; decision: 'approve' | 'reject' | 'answer'; text?: string }>;
-  /** Wave items deferred behind a re-dispatched (rejected) agent (§11.6). */
+  /** Wave items that wait behind an agent re-dispatched alone after a human rejected its result. */
   deferred: WaveItem[];
   paused: boolean;
   stop?: { reason?: string };
@@ -119,24 +115,6 @@ export function entryWave(graph: CompiledGraph, task: string): WaveItem[] {
   return graph.entry.map((agent) => ({ agent, triggers: [{ from: 'parent', text: task } as Trigger] }));
 }
 
-/** Active ms on the run clock at workflow time `now`. */
-export function activeMs(state: RunState, now: number): number {
-  return state.clock.accumulatedMs + (state.clock.since === null ? 0 : Math.max(0, now - state.clock.since));
-}
-
-/** Start the active clock (idempotent). */
-export function startClock(state: RunState, now: number): void {
-  if (state.clock.since === null) state.clock.since = now;
-}
-
-/** Stop the active clock (idempotent). */
-export function stopClock(state: RunState, now: number): void {
-  if (state.clock.since !== null) {
-    state.clock.accumulatedMs += Math.max(0, now - state.clock.since);
-    state.clock.since = null;
-  }
-}
-
 /** Append a warning (bounded, deduplicated against the last one). */
 export function warn(state: RunState, message: string): void {
   if (state.warnings[state.warnings.length - 1] === message) return;
@@ -148,22 +126,6 @@ export function warn(state: RunState, message: string): void {
 export function pushBounded<T>(list: T[], item: T, max: number): void {
   list.push(item);
   if (list.length > max) list.splice(0, list.length - max);
-}
-
-/** The termination view of the current round at `now`. */
-export function terminationView(state: RunState, now: number): TerminationView {
-  const r = state.round;
-  return {
-    roundActiveMs: activeMs(state, now) - r.startedActiveMs,
-    loopCounters: r.loopCounters,
-    hashes: r.hashes,
-    latest: r.latest,
-    verdicts: r.verdicts,
-    latches: r.latches,
-    signals: r.signals,
-    messages: r.messages,
-    usage: r.usage,
-  };
 }
 
 /** Take (and clear) the notes queued for an agent's next dispatch, broadcast notes included. */
@@ -178,23 +140,39 @@ export function addNote(state: RunState, agent: string, note: AgentNote): void {
   (state.notes[agent] ??= []).push(note);
 }
 
-/** Carried state above this size is trimmed before continue-as-new (Temporal's payload limit is 2 MB). */
-export const CARRY_BUDGET_BYTES = 1024 * 1024;
-
-/**
- * Shrink the state carried across continue-as-new when it is large (§10, §11.5): older context
- * texts (own results, thread, transcript previews) are cut progressively; results, counters,
- * pending requests, queued messages and flags are kept whole. Returns the bytes it then takes.
- */
-export function trimForCarry(state: RunState, budget = CARRY_BUDGET_BYTES): number {
-  const size = () => utf8ByteLength(JSON.stringify(state));
-  let bytes = size();
-  for (const cap of [16 * 1024, 4 * 1024, 1024]) {
-    if (bytes <= budget) break;
-    for (const memory of Object.values(state.memory)) memory.own = memory.own.map((t) => capText(t, cap));
-    state.thread = state.thread.map((e) => ({ ...e, text: capText(e.text, cap) }));
-    state.transcript = state.transcript.map((t) => ({ ...t, text: t.text.slice(0, Math.min(500, cap / 8)) }));
-    bytes = size();
+/** A fresh run state at workflow time `now`; agents offered the `goal` tool get the goal framework note. */
+export function createRunState(graph: CompiledGraph, task: string, workflowId: string, now: number): RunState {
+  const state: RunState = {
+    workflowId,
+    task,
+    round: newRound(1, 0),
+    frontier: entryWave(graph, task),
+    steps: 0,
+    results: {},
+    memory: {},
+    thread: [],
+    threadSeq: 0,
+    notes: {},
+    broadcast: [],
+    usage: emptyLedger(),
+    signals: [],
+    warnings: [],
+    transcript: [],
+    goal: graph.goal ? createGoal(graph.goal, now) : undefined,
+    requests: [],
+    requestCounter: 0,
+    deferred: [],
+    paused: false,
+    clock: { accumulatedMs: 0, since: now },
+    outputAttempts: {},
+    compactionFailures: 0,
+    continuedAsNew: 0,
+  };
+  if (state.goal) {
+    const block = goalFrameworkBlock(state.goal);
+    for (const [name, agent] of Object.entries(graph.agents)) {
+      if (agent.tools.includes('goal')) addNote(state, name, { kind: 'goal_framework', text: block });
+    }
   }
-  return bytes;
+  return state;
 }

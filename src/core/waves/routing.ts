@@ -1,22 +1,16 @@
 /**
- * Routing after a wave (SPEC §4.5, §11.2 step 3–4): which edges each finished agent follows, the
- * next wave (deduplicated, first-seen order, joins merged), exits taken and back edges traversed.
- * Pure: `when` guards are evaluated by an injected predicate on the state after judging.
+ * Routing after a wave: which edges each finished agent follows, the next wave (deduplicated,
+ * first-seen order, joins merged), exits taken and back edges traversed (docs/semantics.md,
+ * "Routing"). Pure: `when` guards are evaluated by an injected predicate on the state after judging.
  */
 import type { Condition } from '../termination/types';
 import type { CompiledGraph } from '../graph/types';
+import { RUN_TEXTS } from '../ending/texts';
+import { warn, type RunState } from '../state/state';
+import type { WaveItem } from './types';
 
-/** An output that triggered a dispatch, labelled with its sender (`parent` = the task). */
-export interface Trigger {
-  from: string;
-  text: string;
-}
+export type { Trigger, WaveItem } from './types';
 
-/** One agent of a wave, with the outputs that triggered it. */
-export interface WaveItem {
-  agent: string;
-  triggers: Trigger[];
-}
 
 /** What routing decided for one wave. */
 export interface RoutingOutcome {
@@ -107,4 +101,34 @@ export function hardCapReached(
 export function iterationOf(graph: CompiledGraph, agent: string, counters: Record<string, number>): number {
   const group = graph.loopGroups.find((g) => g.nodes.includes(agent));
   return group ? (counters[group.id] ?? 0) + 1 : 1;
+}
+
+/** Merge routed items into a frontier: one dispatch per agent with all its triggers (joins). */
+export function mergeWaves(frontier: WaveItem[], next: WaveItem[]): WaveItem[] {
+  const merged = frontier.map((w) => ({ agent: w.agent, triggers: [...w.triggers] }));
+  for (const item of next) {
+    const existing = merged.find((w) => w.agent === item.agent);
+    if (existing) existing.triggers.push(...item.triggers);
+    else merged.push({ agent: item.agent, triggers: [...item.triggers] });
+  }
+  return merged;
+}
+
+/**
+ * Route finished agents and apply the outcome to the run state: back edges increment the round's
+ * loop counters, exits are remembered, dead ends are warned about, and the routed agents join the
+ * frontier. Used after a wave and after a human approves a held result, so both route alike.
+ */
+export function routeIntoState(
+  state: RunState,
+  graph: CompiledGraph,
+  finished: Array<{ agent: string; text: string }>,
+  holds: (when: Condition) => boolean,
+): RoutingOutcome {
+  const routing = routeWave(graph, finished, holds);
+  state.round.loopCounters = countBackEdges(graph, state.round.loopCounters, routing.backEdges);
+  state.round.exits.push(...routing.exits);
+  for (const agent of routing.deadEnds) warn(state, RUN_TEXTS.deadEnd(agent, state.round.round));
+  state.frontier = mergeWaves(state.frontier, routing.next);
+  return routing;
 }

@@ -1,6 +1,8 @@
 /**
- * User-visible texts the workflow produces (warnings and stop texts), in one place so tests pin them.
+ * Texts of how a run ends and of the warnings the run loop records, in one place so tests pin them
+ * and the workflow, the status view and the CLI agree.
  */
+
 function errorMessage(err: unknown): string {
   if (err instanceof Error) {
     const cause = (err as { cause?: unknown }).cause;
@@ -9,21 +11,22 @@ function errorMessage(err: unknown): string {
   return String(err);
 }
 
-export const TEXTS = {
+/** Run-loop texts: stop reasons the loop itself decides, and its warnings. */
+export const RUN_TEXTS = {
+  exit: (agents: string[]) => `exit: ${[...new Set(agents)].join(', ')} took the exit edge`,
+  deadEndRound: () => 'dead_end: the next wave is empty and no agent took an exit edge',
+  deadEnd: (agent: string, round: number) => `round ${round}: branch of ${agent} ended with no edge to follow`,
+  hardCap: (group: string, cap: number) => `max_iterations: loop ${group} reached ${cap}`,
+  userStop: (reason?: string) => `user_stop: stopped by the user${reason ? ` (${reason})` : ''}`,
+  userAbort: () => 'user_abort: the workflow was cancelled; in-flight calls were aborted',
   judgeFailed: (agent: string, err: unknown) =>
     `judge for ${agent} failed after 3 attempts; converged counts as false for this result (${errorMessage(err)})`,
-  deadEnd: (agent: string, round: number) => `round ${round}: branch of ${agent} ended with no edge to follow`,
-  deadEndRound: () => 'dead_end: the next wave is empty and no agent took an exit edge',
-  exit: (agents: string[]) => `exit: ${[...new Set(agents)].join(', ')} took the exit edge`,
-  hardCap: (group: string, cap: number) => `max_iterations: loop ${group} reached ${cap}`,
-  requestSummary: (agent: string, type: string) => `${agent} asked for ${type.replace(/_/g, ' ')}`,
   compactionFailed: (agent: string, n: number) =>
     `compaction for ${agent} failed (${n} in a row); older turns were dropped instead`,
   compactionBreaker: (n: number) => `compaction_circuit_breaker: ${n} consecutive compaction failures`,
   windowExceeded: (agent: string, tokens: number, window: number) =>
     `token_window_exceeded: ${agent}'s prompt needs ~${tokens} tokens, more than its context_window ${window} allows`,
-  userStop: (reason?: string) => `user_stop: stopped by the user${reason ? ` (${reason})` : ''}`,
-  userAbort: () => 'user_abort: the workflow was cancelled; in-flight calls were aborted',
   malformedSignal: (name: string, detail: string) => `ignored malformed ${name} signal: ${detail}`,
   beforeExitSummary: (agents: string, preview: string) => `approve the final result of ${agents}: ${preview}`,
-};
+  requestSummary: (agent: string, type: string) => `${agent} asked for ${type.replace(/_/g, ' ')}`,
+} as const;

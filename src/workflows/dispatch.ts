@@ -1,40 +1,33 @@
 /**
- * One wave (SPEC §4.5, §11.2): dispatch its agents concurrently (compacting their context first
- * when a window is set), race a durable `timeout_ms` timer, and return the raw outcomes in wave
- * order. Processing the outcomes is `process.ts`.
+ * Dispatching a wave: its agents run concurrently (each one's context compacted first when it would
+ * not fit its model's window), the first failure cancels its siblings, and `withDeadlines` races the
+ * durable timers of the round's `timeout_ms` conditions (docs/semantics.md, "Waves"). Outcomes come
+ * back in wave order; what they mean is decided by `processing.ts` and `core/ending/decide.ts`.
  */
 import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
-import type { AgentCallResult } from '../core/llm/contract';
-import { buildAgentMessages } from '../core/prompts/build';
-import { planContext } from '../core/prompts/bounds';
-import { goalSnapshot } from '../core/goals';
-import { addUsage, recordCall } from '../core/budgets/ledger';
-import { activeMs, takeNotes, terminationView, warn, type AgentNote } from '../core/state/state';
-import { iterationOf, type WaveItem } from '../core/waves/routing';
-import { allConditions, describeTermination, evaluateTermination, scoreReaders } from '../core/termination/evaluate';
+import { recordCall, addUsage } from '../core/budgets/ledger';
+import { RUN_TEXTS } from '../core/ending/texts';
 import type { RunEnd } from '../core/ending/result';
-import { activitiesFor, type Run } from './context';
+import { goalSnapshot } from '../core/goals';
+import { planContext } from '../core/prompts/bounds';
+import { buildAgentMessages, type PromptNote } from '../core/prompts/build';
+import { activeMs } from '../core/state/clock';
+import { takeNotes, warn } from '../core/state/state';
+import { terminationView } from '../core/state/view';
+import { allConditions, describeTermination, evaluateTermination, scoreReaders } from '../core/termination/evaluate';
+import type { AgentOutcome } from '../core/waves/record';
+import { iterationOf, type WaveItem } from '../core/waves/routing';
+import { activitiesFor } from './proxies';
+import type { Run } from './execution';
 import { diagnosticsOf, failureEnd } from './failures';
-import { budgetEnd } from './process';
-import { TEXTS } from './texts';
 
-/** One agent's outcome in a wave. */
-export interface AgentOutcome {
-  item: WaveItem;
-  result: AgentCallResult;
-}
-
-export type WaveOutcome =
-  | { kind: 'done'; outcomes: AgentOutcome[] }
-  | { kind: 'stopped'; end: RunEnd; outcomes: AgentOutcome[] };
-
-/** Consecutive compaction failures that trip the breaker (§8). */
+/** Consecutive compaction failures that trip the breaker. */
 export const COMPACTION_BREAKER = 3;
 
+type Prepared = { ok: true; messages: ReturnType<typeof buildAgentMessages> } | { ok: false; end: RunEnd };
+
 /** Build an agent's messages, compacting older context into its rolling summary when needed. */
-async function prepareMessages(run: Run, item: WaveItem, notes: AgentNote[]): Promise<
-  { ok: true; messages: ReturnType<typeof buildAgentMessages> } | { ok: false; end: RunEnd }
-> {
+async function prepareMessages(run: Run, item: WaveItem, notes: PromptNote[]): Promise<Prepared> {
   const { graph, state } = run;
   const agent = graph.agents[item.agent];
   const memory = (state.memory[item.agent] ??= { own: [] });
@@ -88,14 +81,14 @@ async function prepareMessages(run: Run, item: WaveItem, notes: AgentNote[]): Pr
     } catch (err) {
       if (isCancellation(err)) throw err;
       state.compactionFailures += 1;
-      warn(state, TEXTS.compactionFailed(item.agent, state.compactionFailures));
+      warn(state, RUN_TEXTS.compactionFailed(item.agent, state.compactionFailures));
       if (state.compactionFailures >= COMPACTION_BREAKER) {
         return {
           ok: false,
           end: {
             status: 'failed',
             reason: 'compaction_circuit_breaker',
-            reasonText: TEXTS.compactionBreaker(state.compactionFailures),
+            reasonText: RUN_TEXTS.compactionBreaker(state.compactionFailures),
             diagnostics: diagnosticsOf(err, item.agent),
           },
         };
@@ -108,15 +101,15 @@ async function prepareMessages(run: Run, item: WaveItem, notes: AgentNote[]): Pr
       end: {
         status: 'failed',
         reason: 'token_window_exceeded',
-        reasonText: TEXTS.windowExceeded(item.agent, plan.estimatedTokens, window ?? 0),
+        reasonText: RUN_TEXTS.windowExceeded(item.agent, plan.estimatedTokens, window ?? 0),
       },
     };
   }
   return { ok: true, messages: buildAgentMessages(plan.input) };
 }
 
-/** Dispatch one agent (compaction, then the agent activity). */
-async function dispatchOne(run: Run, item: WaveItem, notes: AgentNote[], responseSchema?: Record<string, unknown>) {
+/** Dispatch one agent: compaction when needed, then the agent activity. */
+async function dispatchOne(run: Run, item: WaveItem, notes: PromptNote[], responseSchema?: Record<string, unknown>) {
   const { graph, state } = run;
   const agent = graph.agents[item.agent];
   const prepared = await prepareMessages(run, item, notes);
@@ -134,34 +127,31 @@ async function dispatchOne(run: Run, item: WaveItem, notes: AgentNote[], respons
   return { ok: true as const, result };
 }
 
+/** Options of a dispatch: a response schema (schema retries) and extra notes per agent. */
+export interface DispatchOptions {
+  responseSchema?: Record<string, unknown>;
+  notes?: Record<string, PromptNote[]>;
+}
+
 /**
- * Dispatch a wave concurrently, unless a budget refuses it (nothing starts once a limit is reached, and
- * `max_agent_calls` is never exceeded, §11.7). The first agent failure cancels its siblings and ends the run;
- * a `timeout_ms` timer on the active clock cancels in-flight work only if the whole termination
- * expression then holds (§11.2).
+ * Dispatch the agents of a wave concurrently and return the outcomes of those that finished, in wave
+ * order. The first failure is recorded in `run.wave.failure` and cancels the siblings. Must be called
+ * without an `await` before it, so the activities are scheduled before any timer of the wave.
  */
-export async function dispatchWave(
-  run: Run,
-  items: WaveItem[],
-  options: { responseSchema?: Record<string, unknown>; notes?: Record<string, AgentNote[]> } = {},
-): Promise<WaveOutcome> {
-  const { state, graph } = run;
-  const refused = budgetEnd(state, run, items.length);
-  if (refused) return { kind: 'stopped', end: refused, outcomes: [] };
+export async function dispatchAgents(run: Run, items: WaveItem[], options: DispatchOptions = {}): Promise<AgentOutcome[]> {
+  const { state } = run;
   const broadcast = state.broadcast;
   state.broadcast = [];
   const notesFor = items.map((item) => [...(options.notes?.[item.agent] ?? []), ...takeNotes(state, item.agent, broadcast)]);
   const scope = new CancellationScope();
-  let failure: RunEnd | undefined;
   const settled: Array<AgentOutcome | undefined> = items.map(() => undefined);
   run.inFlight = items.map((i) => i.agent);
-
   const calls = items.map((item, index) =>
     scope
       .run(() => dispatchOne(run, item, notesFor[index], options.responseSchema))
       .then((r) => {
         if (!r.ok) {
-          failure ??= r.end;
+          run.wave.failure ??= r.end;
           scope.cancel();
           return;
         }
@@ -170,57 +160,61 @@ export async function dispatchWave(
       .catch((err) => {
         if (run.root.consideredCancelled) throw err;
         if (isCancellation(err)) return;
-        failure ??= failureEnd(err, item.agent);
+        run.wave.failure ??= failureEnd(err, item.agent);
         scope.cancel();
       })
       .finally(() => {
         run.inFlight = run.inFlight.filter((a) => a !== item.agent);
       }),
   );
-  const all = Promise.all(calls);
-
-  let timedOut: RunEnd | undefined;
-  const timers = timeoutDeadlines(run);
-  if (timers.length > 0) {
-    const timerScope = new CancellationScope();
-    const watcher = timerScope.run(async () => {
-      for (const remaining of timers) {
-        await sleep(remaining.waitMs);
-        const stop = evaluateTermination(graph.termination, terminationView(state, Date.now()));
-        if (stop) {
-          timedOut = { status: stop.status, reason: stop.reason, reasonText: stop.reasonText };
-          scope.cancel();
-          return;
-        }
-      }
-    });
-    watcher.catch(() => undefined);
-    try {
-      await all;
-    } finally {
-      timerScope.cancel();
-    }
-  } else {
-    await all;
-  }
+  await Promise.all(calls);
   run.inFlight = [];
-  const outcomes = settled.filter((o): o is AgentOutcome => o !== undefined);
-  if (timedOut) return { kind: 'stopped', end: timedOut, outcomes };
-  if (failure) return { kind: 'stopped', end: failure, outcomes };
-  return { kind: 'done', outcomes };
+  return settled.filter((o): o is AgentOutcome => o !== undefined);
 }
 
-/** Waits (ms from now) at which a `timeout_ms` condition of this round would be crossed. */
-function timeoutDeadlines(run: Run): Array<{ waitMs: number }> {
+/**
+ * Run `body` (which must schedule its first activities before its first `await`) while the durable
+ * timers of the round's `timeout_ms` conditions run on the active clock. When one fires and the whole
+ * termination expression then holds, `run.wave.timedOut` is set and `body`'s scope is cancelled, which
+ * aborts its in-flight calls.
+ */
+export async function withDeadlines<T>(run: Run, body: () => Promise<T>): Promise<T> {
+  const { state, graph } = run;
+  const scope = new CancellationScope();
+  const done = scope.run(body);
+  const timers = timeoutWaits(run);
+  if (timers.length === 0) return done;
+  const timerScope = new CancellationScope();
+  const watcher = timerScope.run(async () => {
+    for (const waitMs of timers) {
+      await sleep(waitMs);
+      const stop = evaluateTermination(graph.termination, terminationView(state, Date.now()));
+      if (stop) {
+        run.wave.timedOut = { status: stop.status, reason: stop.reason, reasonText: stop.reasonText };
+        scope.cancel();
+        return;
+      }
+    }
+  });
+  watcher.catch(() => undefined);
+  try {
+    return await done;
+  } finally {
+    timerScope.cancel();
+  }
+}
+
+/** Waits (ms, each after the previous) at which a `timeout_ms` condition of this round is crossed. */
+function timeoutWaits(run: Run): number[] {
   const { state, graph } = run;
   const roundMs = activeMs(state, Date.now()) - state.round.startedActiveMs;
-  // timeouts inside `when` guards are read, not timed (§11.2)
+  // timeouts inside `when` guards are read, not timed
   const found = [...allConditions(graph.termination)].flatMap((c) => (c.kind === 'timeout_ms' ? [c.ms] : []));
   const sorted = [...new Set(found)].sort((a, b) => a - b).filter((ms) => ms > roundMs);
   let elapsed = roundMs;
   return sorted.map((ms) => {
     const waitMs = ms - elapsed;
     elapsed = ms;
-    return { waitMs };
+    return waitMs;
   });
 }

@@ -1,0 +1,192 @@
+/**
+ * What the run loop does next, decided in one place. Between waves the workflow gathers a
+ * {@link Situation} (signals received, the wave's failure or goal events, the termination
+ * conditions, the loop cap, the budgets, requests waiting for humans) and `decideNext` turns it into
+ * one {@link NextStep}: run the next wave, wait, or end. When several ends apply, `pickEnd` chooses
+ * by the priority of their reasons (`core/ending/reasons.ts`; lower wins, ties by candidate order).
+ * Pure and unit-tested; the workflow only carries the step out (docs/architecture.md, "The run loop").
+ */
+import type { BudgetStop } from '../budgets/ledger';
+import { priorityOf } from '../termination/evaluate';
+import type { Stop } from '../termination/evaluate';
+import type { RunEnd } from './result';
+import { RUN_TEXTS } from './texts';
+
+/** What the loop does next. */
+export type NextStep =
+  /** Dispatch the frontier as the next wave. */
+  | { kind: 'run_wave' }
+  /** Wait, clocks stopped, until a signal changes the situation. */
+  | { kind: 'wait'; for: 'humans' | 'goal' | 'pause' }
+  /** The round's graph stopped: completion checks and `before_exit` may still continue the run. */
+  | { kind: 'end_round'; end: RunEnd }
+  /** The run ends now, with no further check, approval or round. */
+  | { kind: 'end_run'; end: RunEnd };
+
+/**
+ * Where in the loop the decision is taken: before a wave of the graph, after one, or before a final
+ * agent is re-dispatched alone at the round's end (a schema retry or a completion check's request),
+ * where termination and the loop cap are not re-evaluated.
+ */
+export type DecisionPoint = 'before_wave' | 'after_wave' | 'before_retry';
+
+/** Everything the decision reads, gathered by the workflow from the run state. */
+export interface Situation {
+  point: DecisionPoint;
+  /** `stop` was received (with its reason). */
+  stop?: { reason?: string };
+  /** The last wave failed: an agent failed, compaction tripped its breaker, a prompt did not fit. */
+  failure?: RunEnd;
+  /** A durable timer fired during the last wave and the termination expression then held. */
+  timedOut?: RunEnd;
+  /** The `pause` signal holds the run. */
+  paused: boolean;
+  /** The `goal` tool paused the goal; `resume` makes it active again. */
+  goalPaused: boolean;
+  /** Requests wait for a human decision. */
+  awaitingHumans: boolean;
+  /** Agent results are held back from routing (open requests, or decisions not yet acted on). */
+  holdsResults: boolean;
+  /** The next wave is empty. */
+  frontierEmpty: boolean;
+  /** Agents that took an exit edge this round. */
+  exits: readonly string[];
+  /** The last wave's `goal` tool events completed or blocked the goal. */
+  goalEnd?: RunEnd;
+  /** The termination expression, evaluated now. */
+  termination: Stop | null;
+  /** A loop group whose counter reached the hard cap. */
+  cap: { group: string; cap: number } | null;
+  /** A crossed budget (before a wave: including a wave that would cross `max_agent_calls`). */
+  budget: BudgetStop | null;
+}
+
+/**
+ * Rules that changed between versions of the loop. A run keeps the rules it started with, so a run
+ * in flight when troupe is upgraded replays exactly (`src/workflows/versions.ts`).
+ */
+export interface DecisionRules {
+  /**
+   * After a wave, ends that come from conditions (termination, loop cap, goal, graph end) wait while
+   * requests are open or the goal is paused; only hard limits (budgets, `timeout_ms`) end the run
+   * then. Without it a condition could end the run past an open request.
+   */
+  holdSoftEnds: boolean;
+  /** The loop cap is checked before every wave too, so a human decision cannot route past it. */
+  capBeforeWave: boolean;
+}
+
+/** The rules of the current version. */
+export const CURRENT_RULES: DecisionRules = { holdSoftEnds: true, capBeforeWave: true };
+
+/** The rules troupe 0.1 ran with (kept so its runs replay). */
+export const RULES_0_1: DecisionRules = { holdSoftEnds: false, capBeforeWave: false };
+
+/** Reasons that may end a run while requests are open or the goal is paused. */
+const HARD_CONDITION_REASONS: ReadonlySet<string> = new Set(['timeout']);
+
+/** A step that ends: through the round end when the status allows completion checks, else at once. */
+export function endStep(end: RunEnd): NextStep {
+  return end.status === 'completed' || end.status === 'exhausted' ? { kind: 'end_round', end } : { kind: 'end_run', end };
+}
+
+/**
+ * The end with the best (lowest) priority among the candidates; ties go to the earlier candidate.
+ * Undefined when there is none.
+ */
+export function pickEnd(candidates: ReadonlyArray<RunEnd | undefined | null>): RunEnd | undefined {
+  let best: RunEnd | undefined;
+  let bestPriority = Infinity;
+  for (const c of candidates) {
+    if (!c) continue;
+    const p = priorityOf(c.reason);
+    if (p < bestPriority) {
+      best = c;
+      bestPriority = p;
+    }
+  }
+  return best;
+}
+
+/** The end `stop` imposes: graceful, after in-flight work, whatever else holds. */
+export function userStopEnd(reason?: string): RunEnd {
+  return { status: 'cancelled', reason: 'user_stop', reasonText: RUN_TEXTS.userStop(reason) };
+}
+
+/** How a round's graph ends once its next wave is empty: `exit` when an agent exited, else `dead_end`. */
+export function graphEnd(exits: readonly string[]): RunEnd {
+  return exits.length > 0
+    ? { status: 'completed', reason: 'exit', reasonText: RUN_TEXTS.exit([...exits]) }
+    : { status: 'exhausted', reason: 'dead_end', reasonText: RUN_TEXTS.deadEndRound() };
+}
+
+function stopEnd(stop: Stop | null): RunEnd | undefined {
+  return stop ? { status: stop.status, reason: stop.reason, reasonText: stop.reasonText } : undefined;
+}
+
+function capEnd(cap: Situation['cap']): RunEnd | undefined {
+  return cap ? { status: 'exhausted', reason: 'max_iterations', reasonText: RUN_TEXTS.hardCap(cap.group, cap.cap) } : undefined;
+}
+
+function budgetEnd(budget: BudgetStop | null): RunEnd | undefined {
+  return budget ? { status: 'budget_exceeded', reason: budget.reason, reasonText: budget.reasonText } : undefined;
+}
+
+/** Decide the next step of the loop. */
+export function decideNext(s: Situation, rules: DecisionRules): NextStep {
+  if (s.stop) return { kind: 'end_run', end: userStopEnd(s.stop.reason) };
+  if (s.failure) return { kind: 'end_run', end: s.failure };
+  if (s.timedOut) return endStep(s.timedOut);
+  switch (s.point) {
+    case 'before_wave':
+      return beforeWave(s, rules);
+    case 'after_wave':
+      return afterWave(s, rules);
+    case 'before_retry':
+      return waitFor(s, true) ?? (s.budget ? { kind: 'end_run', end: budgetEnd(s.budget) as RunEnd } : { kind: 'run_wave' });
+    default: {
+      const never: never = s.point;
+      throw new Error(`decideNext: unknown point ${String(never)}`);
+    }
+  }
+}
+
+function waitFor(s: Situation, userPause: boolean): NextStep | undefined {
+  if (s.awaitingHumans) return { kind: 'wait', for: 'humans' };
+  if (s.goalPaused) return { kind: 'wait', for: 'goal' };
+  if (userPause && s.paused) return { kind: 'wait', for: 'pause' };
+  return undefined;
+}
+
+/** Before a wave: wait for humans and pauses, then end if the round is over, else run the wave. */
+function beforeWave(s: Situation, rules: DecisionRules): NextStep {
+  const wait = waitFor(s, true);
+  if (wait) return wait;
+  const graph = s.frontierEmpty && !s.holdsResults ? graphEnd(s.exits) : undefined;
+  const end = rules.capBeforeWave
+    ? pickEnd([graph, stopEnd(s.termination), capEnd(s.cap)])
+    : (graph ?? stopEnd(s.termination));
+  if (end) return endStep(end);
+  const budget = budgetEnd(s.budget);
+  return budget ? { kind: 'end_run', end: budget } : { kind: 'run_wave' };
+}
+
+/**
+ * After a wave: the ends the wave brought (goal, termination, loop cap, an empty next wave), a crossed
+ * budget, or on to the next wave. Open requests and a paused goal hold condition ends back.
+ */
+function afterWave(s: Situation, rules: DecisionRules): NextStep {
+  if (rules.holdSoftEnds) {
+    const wait = waitFor(s, false);
+    if (wait) {
+      const timeout = s.termination && HARD_CONDITION_REASONS.has(s.termination.reason) ? stopEnd(s.termination) : undefined;
+      const hard = budgetEnd(s.budget) ?? timeout;
+      return hard ? endStep(hard) : wait;
+    }
+  }
+  const graph = s.frontierEmpty && !s.holdsResults ? graphEnd(s.exits) : undefined;
+  const end = pickEnd([s.goalEnd, stopEnd(s.termination), capEnd(s.cap), graph]);
+  if (end) return endStep(end);
+  const budget = budgetEnd(s.budget);
+  return budget ? { kind: 'end_run', end: budget } : { kind: 'run_wave' };
+}

@@ -1,0 +1,138 @@
+/**
+ * Recording an agent's result into the run state: the first thing done with a finished wave, in
+ * wave order. The result is captured (the ```result block), cut to 64 KiB, normalized and hashed;
+ * run- and round-scoped state, usage, the transcript and the termination latches are updated; the
+ * `signal` tool's events go to the signal ledger and open human requests (the agent's result is then
+ * held back from routing); the `goal` tool's events are returned for the caller to apply. Pure.
+ */
+import type { CompiledGraph } from '../graph/types';
+import { addUsage, recordCall } from '../budgets/ledger';
+import type { GoalEvent } from '../goals';
+import { openRequest, REQUEST_SIGNAL_KINDS } from '../humans/requests';
+import type { AgentCallResult } from '../llm/contract';
+import { RUN_TEXTS } from '../ending/texts';
+import { stuckWindow, updateLatches } from '../termination/evaluate';
+import { recapText } from '../text/utf8';
+import { hashResult } from '../text/hash';
+import {
+  MAX_SIGNALS,
+  MAX_TRANSCRIPT,
+  OWN_RESULTS_KEPT,
+  pushBounded,
+  TEXT_CAP_BYTES,
+  THREAD_KEPT,
+  warn,
+  type RunState,
+  type TranscriptStep,
+} from '../state/state';
+import { captureResult, normalizeResult } from './capture';
+import type { WaveItem } from './routing';
+
+/** One agent's finished dispatch in a wave. */
+export interface AgentOutcome {
+  item: WaveItem;
+  result: AgentCallResult;
+}
+
+/** What recording a result yields for the rest of the wave's processing. */
+export interface RecordedResult {
+  agent: string;
+  /** The captured text as stored (cut to 64 KiB). */
+  text: string;
+  hash: string;
+  goalEvents: GoalEvent[];
+}
+
+/** Record one agent's result at workflow time `now`; `kind` says why the agent ran. */
+export function recordResult(
+  state: RunState,
+  graph: CompiledGraph,
+  outcome: AgentOutcome,
+  now: number,
+  kind: NonNullable<TranscriptStep['kind']> = 'agent',
+): RecordedResult {
+  const { item, result } = outcome;
+  const captured = recapText(captureResult(result.text), TEXT_CAP_BYTES);
+  const normalized = normalizeResult(captured);
+  const hash = hashResult(normalized);
+  const round = state.round;
+
+  state.steps += 1;
+  const previous = state.results[item.agent];
+  state.results[item.agent] = { text: captured, hash, count: (previous?.count ?? 0) + 1 };
+  round.latest[item.agent] = { text: normalized, hash };
+  pushBounded((round.hashes[item.agent] ??= []), hash, stuckWindow(graph.termination, graph.edges) + 1);
+  if (kind === 'agent') round.messages += 1;
+  round.usage = addUsage(round.usage, result.usage);
+  recordCall(state.usage, {
+    kind: 'agent',
+    agent: item.agent,
+    model: graph.agents[item.agent].model.name,
+    usage: result.usage,
+    round: round.round,
+    pricing: graph.pricing,
+    llmCalls: result.llmCalls,
+  });
+  round.latches = updateLatches(graph.termination, item.agent, normalized, round.latches, graph.edges);
+
+  const memory = (state.memory[item.agent] ??= { own: [] });
+  pushBounded(memory.own, captured, OWN_RESULTS_KEPT);
+  state.threadSeq += 1;
+  pushBounded(state.thread, { agent: item.agent, text: captured, seq: state.threadSeq }, THREAD_KEPT);
+  pushBounded(
+    state.transcript,
+    {
+      step: state.steps,
+      agent: item.agent,
+      round: round.round,
+      wave: round.wave,
+      hash,
+      promptTokens: result.usage.promptTokens,
+      completionTokens: result.usage.completionTokens,
+      text: captured.slice(0, 500),
+      at: now,
+      kind,
+    },
+    MAX_TRANSCRIPT,
+  );
+  for (const w of result.warnings) warn(state, w);
+
+  const goalEvents: GoalEvent[] = [];
+  for (const event of result.toolEvents) {
+    if (event.tool === 'goal') {
+      goalEvents.push(event);
+      continue;
+    }
+    pushBounded(state.signals, { type: event.type, payload: event.payload, at: new Date(now).toISOString(), source: item.agent }, MAX_SIGNALS);
+    if (!round.signals.includes(event.type)) round.signals.push(event.type);
+    const requestKind = REQUEST_SIGNAL_KINDS[event.type];
+    if (requestKind) {
+      openRequest(state, {
+        kind: requestKind,
+        agent: item.agent,
+        summary: event.summary ?? summarizePayload(event.payload) ?? RUN_TEXTS.requestSummary(item.agent, event.type),
+        payload: event.payload,
+        held: { text: captured, triggers: item.triggers },
+        now,
+      });
+    }
+  }
+  return { agent: item.agent, text: captured, hash, goalEvents };
+}
+
+/** A one-line summary from a signal payload's usual fields. */
+function summarizePayload(payload: unknown): string | undefined {
+  if (payload && typeof payload === 'object') {
+    const p = payload as Record<string, unknown>;
+    for (const key of ['summary', 'question', 'message', 'reason', 'text']) {
+      if (typeof p[key] === 'string' && p[key]) return p[key] as string;
+    }
+  }
+  return undefined;
+}
+
+/** Record a signal received by the workflow (the `signal` signal) in the ledger and the round. */
+export function recordSignal(state: RunState, type: string, payload: unknown, now: number): void {
+  pushBounded(state.signals, { type, payload, at: new Date(now).toISOString() }, MAX_SIGNALS);
+  if (!state.round.signals.includes(type)) state.round.signals.push(type);
+}

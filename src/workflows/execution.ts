@@ -1,0 +1,36 @@
+/**
+ * One execution of the run workflow: the compiled graph, the plain-JSON run state, and what lives
+ * only in this execution's memory (in-flight agents, the last wave's effects, how the run ends).
+ * Every phase of the workflow receives it.
+ */
+import type { CancellationScope } from '@temporalio/workflow';
+import type { CompiledGraph } from '../core/graph/types';
+import type { OutputOutcome, RunEnd } from '../core/ending/result';
+import type { RunState } from '../core/state/state';
+import type { RunVersion } from './versions';
+
+/** What the last wave brought that the next decision must see (reset when a wave starts). */
+export interface WaveEffects {
+  /** An agent failed, or its prompt could not be prepared. */
+  failure?: RunEnd;
+  /** A durable timer fired and the termination expression held. */
+  timedOut?: RunEnd;
+  /** The wave's `goal` tool events completed or blocked the goal. */
+  goalEnd?: RunEnd;
+}
+
+export interface Run {
+  graph: CompiledGraph;
+  state: RunState;
+  version: RunVersion;
+  /** Agents whose activities are in flight (for `status` and `stop`). */
+  inFlight: string[];
+  wave: WaveEffects;
+  /** Counts signals received, so waits wake up when something may have changed. */
+  signalsSeen: number;
+  /** Set once the run has decided how it ends. */
+  end?: RunEnd;
+  output?: OutputOutcome;
+  /** The workflow's root scope: cancelled when the user cancels the workflow. */
+  root: CancellationScope;
+}

@@ -1,0 +1,101 @@
+/**
+ * The run's messages: signal and query definitions (their names are part of the CLI contract; the
+ * client imports these definitions so both sides agree, with payload types taken from the zod
+ * schemas in `core/humans/signals.ts`) and their handlers. A handler only validates its payload and
+ * records it in the run state; the main loop acts on it. A malformed payload becomes a warning and
+ * never fails the run.
+ */
+import { defineQuery, defineSignal, setHandler } from '@temporalio/workflow';
+import { buildStatusView, type RunStatusView } from '../core/ending/result';
+import { RUN_TEXTS } from '../core/ending/texts';
+import { reactivatePausedGoal } from '../core/goals';
+import { awaitingHumans, decide, type DecisionKind } from '../core/humans/requests';
+import { parseSignalPayload, type SignalInputs, type SignalName } from '../core/humans/signals';
+import { startClocks, stopClocks } from '../core/state/clock';
+import { addNote, warn, type TranscriptStep } from '../core/state/state';
+import { recordSignal } from '../core/waves/record';
+import type { Run } from './execution';
+
+/** Workflow type name, as registered by the worker. */
+export const WORKFLOW_TYPE = 'troupeRun';
+
+const signal = <K extends SignalName>(name: K) => defineSignal<[SignalInputs[K]?]>(name);
+
+export const pauseSignal = signal('pause');
+export const resumeSignal = signal('resume');
+export const approveSignal = signal('approve');
+export const rejectSignal = signal('reject');
+export const answerSignal = signal('answer');
+export const messageSignal = signal('message');
+export const signalSignal = signal('signal');
+export const stopSignal = signal('stop');
+
+/** Every signal of the contract, by name. */
+export const SIGNALS = {
+  pause: pauseSignal,
+  resume: resumeSignal,
+  approve: approveSignal,
+  reject: rejectSignal,
+  answer: answerSignal,
+  message: messageSignal,
+  signal: signalSignal,
+  stop: stopSignal,
+} as const;
+
+export const statusQuery = defineQuery<RunStatusView>('status');
+export const transcriptQuery = defineQuery<TranscriptStep[]>('transcript');
+
+/** Parse, record a warning when malformed, and never throw. */
+function handle<K extends SignalName>(run: Run, name: K, raw: unknown, body: (payload: ParsedOf<K>) => void): void {
+  run.signalsSeen += 1;
+  try {
+    const parsed = parseSignalPayload(name, raw);
+    if (!parsed.ok) warn(run.state, parsed.warning);
+    else body(parsed.value as ParsedOf<K>);
+  } catch (err) {
+    warn(run.state, RUN_TEXTS.malformedSignal(name, err instanceof Error ? err.message : String(err)));
+  }
+}
+
+type ParsedOf<K extends SignalName> = Exclude<ReturnType<typeof parseSignalPayload<K>>, { ok: false }>['value'];
+
+function onDecision(run: Run, kind: DecisionKind, requestId: string | undefined, text: string | undefined): void {
+  const decided = decide(run.state, requestId, { kind, ...(text !== undefined ? { text } : {}), at: Date.now() });
+  if (!decided.ok) warn(run.state, decided.warning);
+}
+
+/** Install every signal and query handler for this run. */
+export function installHandlers(run: Run): void {
+  const { state } = run;
+  setHandler(pauseSignal, (raw) =>
+    handle(run, 'pause', raw, () => {
+      state.paused = true;
+      if (run.inFlight.length === 0) stopClocks(state, Date.now());
+    }),
+  );
+  setHandler(resumeSignal, (raw) =>
+    handle(run, 'resume', raw, () => {
+      state.paused = false;
+      if (state.goal) state.goal = reactivatePausedGoal(state.goal, Date.now());
+      if (!awaitingHumans(state) && !run.end) startClocks(state, Date.now());
+    }),
+  );
+  setHandler(approveSignal, (raw) => handle(run, 'approve', raw, (p) => onDecision(run, 'approve', p.requestId, p.note)));
+  setHandler(rejectSignal, (raw) => handle(run, 'reject', raw, (p) => onDecision(run, 'reject', p.requestId, p.reason)));
+  setHandler(answerSignal, (raw) => handle(run, 'answer', raw, (p) => onDecision(run, 'answer', p.requestId, p.text)));
+  setHandler(messageSignal, (raw) =>
+    handle(run, 'message', raw, (msg) => {
+      if (msg.to !== undefined && !run.graph.agents[msg.to]) {
+        warn(state, RUN_TEXTS.malformedSignal('message', `unknown agent "${msg.to}"`));
+        return;
+      }
+      const note = { kind: 'user_message' as const, text: msg.text, from: 'user' };
+      if (msg.to) addNote(state, msg.to, note);
+      else state.broadcast.push(note);
+    }),
+  );
+  setHandler(signalSignal, (raw) => handle(run, 'signal', raw, (sig) => recordSignal(state, sig.type, sig.payload, Date.now())));
+  setHandler(stopSignal, (raw) => handle(run, 'stop', raw ?? {}, (stop) => (state.stop = { reason: stop.reason })));
+  setHandler(statusQuery, () => buildStatusView(state, Date.now(), run.inFlight, run.end));
+  setHandler(transcriptQuery, () => state.transcript);
+}

@@ -1,0 +1,37 @@
+/**
+ * Activity proxies of the run workflow. Every LLM activity runs with 3 attempts, heartbeats so a
+ * dead worker's call is retried after 5 s and cancellation reaches the HTTP request, and treats
+ * fatal LLM errors (HTTP 400/401/403/404/422, forbidden endpoints) as non-retryable.
+ */
+import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+import type { TroupeActivities } from '../activities';
+import { FAILURE_TYPES } from '../core/llm/contract';
+
+/** Heartbeat timeout of LLM activities: a dead worker's call is retried after 5 s. */
+export const HEARTBEAT_TIMEOUT_MS = 5_000;
+
+/** Judge activity timeout (the same policy as agents). */
+export const JUDGE_TIMEOUT_MS = 30_000;
+
+const proxies = new Map<number, TroupeActivities>();
+
+/** Activity proxies for a start-to-close timeout (one proxy object per timeout, reused). */
+export function activitiesFor(timeoutMs: number): TroupeActivities {
+  let acts = proxies.get(timeoutMs);
+  if (!acts) {
+    acts = proxyActivities<TroupeActivities>({
+      startToCloseTimeout: timeoutMs,
+      heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+      cancellationType: ActivityCancellationType.TRY_CANCEL,
+      retry: {
+        maximumAttempts: 3,
+        initialInterval: '1s',
+        backoffCoefficient: 2,
+        maximumInterval: '10s',
+        nonRetryableErrorTypes: [FAILURE_TYPES.fatal],
+      },
+    });
+    proxies.set(timeoutMs, acts);
+  }
+  return acts;
+}

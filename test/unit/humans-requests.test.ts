@@ -1,0 +1,112 @@
+import {
+  awaitingHumans,
+  decide,
+  formatRequestId,
+  holdsResults,
+  openRequest,
+  pendingRequests,
+  REQUEST_TEXTS,
+  takeDecided,
+  type RequestBook,
+} from '../../src/core/humans/requests';
+
+const book = (): RequestBook => ({ requests: [], requestCounter: 0 });
+const open = (b: RequestBook, held = false) =>
+  openRequest(b, {
+    kind: 'approval',
+    agent: 'writer',
+    summary: 's',
+    now: 5,
+    ...(held ? { held: { text: 'draft', triggers: [{ from: 'parent', text: 'task' }] } } : {}),
+  });
+
+describe('request ids', () => {
+  it('are r1, r2, … from the counter', () => {
+    expect([1, 2, 10].map(formatRequestId)).toEqual(['r1', 'r2', 'r10']);
+    const b = book();
+    expect([open(b).id, open(b).id]).toEqual(['r1', 'r2']);
+    expect(b.requestCounter).toBe(2);
+  });
+});
+
+describe('deciding', () => {
+  it('takes the only open request when no id is given, and it stops being pending', () => {
+    const b = book();
+    open(b);
+    const d = decide(b, undefined, { kind: 'approve', text: 'ok', at: 9 });
+    expect(d).toMatchObject({ ok: true, request: { id: 'r1', decision: { kind: 'approve', text: 'ok', at: 9 } } });
+    expect(pendingRequests(b)).toEqual([]);
+    expect(awaitingHumans(b)).toBe(false);
+  });
+
+  it('takes the named request among several', () => {
+    const b = book();
+    open(b);
+    open(b);
+    expect(decide(b, 'r2', { kind: 'answer', text: 'x', at: 1 })).toMatchObject({ ok: true, request: { id: 'r2' } });
+    expect(pendingRequests(b).map((p) => p.id)).toEqual(['r1']);
+  });
+
+  it('is ambiguous with several open and no id, and changes nothing', () => {
+    const b = book();
+    open(b);
+    open(b);
+    expect(decide(b, undefined, { kind: 'approve', at: 1 })).toEqual({ ok: false, warning: REQUEST_TEXTS.ambiguous('approve', ['r1', 'r2']) });
+    expect(REQUEST_TEXTS.ambiguous('approve', ['r1', 'r2'])).toBe(
+      'ignored approve signal: 2 requests are pending (r1, r2); name one with requestId (--request)',
+    );
+    expect(pendingRequests(b)).toHaveLength(2);
+  });
+
+  it('names the open ids when the id matches none, and warns when nothing is open', () => {
+    const b = book();
+    open(b);
+    expect(decide(b, 'r7', { kind: 'reject', text: 'no', at: 1 })).toEqual({
+      ok: false,
+      warning: 'ignored reject signal: request r7 is not pending (pending: r1)',
+    });
+    expect(decide(book(), 'r7', { kind: 'answer', text: 'a', at: 1 })).toEqual({
+      ok: false,
+      warning: 'ignored answer signal: request r7 is not pending (pending: none)',
+    });
+    expect(decide(book(), undefined, { kind: 'approve', at: 1 })).toEqual({
+      ok: false,
+      warning: 'ignored approve signal: no request is pending',
+    });
+  });
+
+  it('a request cannot be decided twice', () => {
+    const b = book();
+    open(b);
+    expect(decide(b, 'r1', { kind: 'approve', at: 1 }).ok).toBe(true);
+    expect(decide(b, 'r1', { kind: 'reject', text: 'late', at: 2 })).toEqual({
+      ok: false,
+      warning: 'ignored reject signal: request r1 is not pending (pending: none)',
+    });
+  });
+});
+
+describe('taking decided requests', () => {
+  it('returns them in the order the decisions arrived, and removes only those', () => {
+    const b = book();
+    open(b, true);
+    open(b, true);
+    open(b);
+    decide(b, 'r2', { kind: 'approve', at: 1 });
+    decide(b, 'r1', { kind: 'reject', text: 'no', at: 2 });
+    expect(holdsResults(b)).toBe(true);
+    expect(takeDecided(b, (r) => r.held !== undefined).map((r) => r.id)).toEqual(['r2', 'r1']);
+    expect(b.requests.map((r) => r.id)).toEqual(['r3']);
+    expect(holdsResults(b)).toBe(false);
+    expect(awaitingHumans(b)).toBe(true);
+  });
+
+  it('leaves decided requests the filter does not take', () => {
+    const b = book();
+    open(b, true);
+    open(b);
+    decide(b, 'r2', { kind: 'approve', at: 1 });
+    expect(takeDecided(b, (r) => r.held !== undefined)).toEqual([]);
+    expect(takeDecided(b, (r) => r.id === 'r2').map((r) => r.id)).toEqual(['r2']);
+  });
+});
