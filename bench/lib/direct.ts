@@ -6,7 +6,7 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { createOpenAIClient } from '../../src/activities/llm';
-import { TROUPE_HEADERS } from '../../src/core/run/llm-types';
+import { encodeHeaderValue, TROUPE_HEADERS } from '../../src/core/run/llm-types';
 
 /** A chat-completions request body as troupe sends it. */
 export type ChatBody = ChatCompletionCreateParamsNonStreaming;
@@ -22,7 +22,11 @@ export async function directChat(client: OpenAI, body: ChatBody, agent: string):
     .create(body, {
       timeout: 29_000,
       maxRetries: 0,
-      headers: { [TROUPE_HEADERS.agent]: agent, [TROUPE_HEADERS.kind]: 'agent', 'x-troupe-workflow-id': 'direct' },
+      headers: {
+        [TROUPE_HEADERS.agent]: encodeHeaderValue(agent),
+        [TROUPE_HEADERS.kind]: 'agent',
+        [TROUPE_HEADERS.workflowId]: 'direct',
+      },
     })
     .withResponse();
   return data.choices[0]?.message.content ?? '';
