@@ -13,7 +13,7 @@ export type ChatBody = ChatCompletionCreateParamsNonStreaming;
 
 /** The openai client troupe would build for a model without its own endpoint, pointed at `baseUrl`. */
 export function benchClient(baseUrl: string): OpenAI {
-  return createOpenAIClient({ name: 'stub-model' }, { baseUrl, apiKey: 'bench-key', env: {} });
+  return createOpenAIClient({ name: 'stub-model' }, { baseUrl, apiKey: 'bench-key', env: {} }, { kind: 'agent', agent: 'bench' });
 }
 
 /** Sends one request the way the agent activity does (timeout, no retries, troupe headers); returns the text. */

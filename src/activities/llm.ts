@@ -10,20 +10,17 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'ope
 import type { ResolvedModel } from '../core/graph/types';
 import { encodeHeaderValue, FAILURE_TYPES, TROUPE_HEADERS, type LlmFailureDetails } from '../core/run/llm-types';
 import type { TokenCounts } from '../core/termination/view';
+import { checkModelEndpoint, endpointPolicy, ENDPOINT_SETTINGS, workerBaseUrl, type EndpointPolicy } from './endpoints';
+import type { LlmEndpointOptions } from './endpoints';
 
-/** Where the activities reach the LLM when a model names no endpoint of its own (injected by the worker). */
-export interface LlmEndpointOptions {
-  baseUrl?: string;
-  apiKey?: string;
-  env?: NodeJS.ProcessEnv;
-}
+export type { LlmEndpointOptions } from './endpoints';
 
 /** Which activity makes the request; sent as `x-troupe-kind` and carried in failure details. */
 export type LlmKind = LlmFailureDetails['kind'];
 
 /** Timing and endpoint constants of the LLM activities. */
 export const LLM_DEFAULTS = {
-  baseUrl: 'https://api.openai.com/v1',
+  baseUrl: ENDPOINT_SETTINGS.openAiBaseUrl,
   /** Sent when no key is configured, so keyless local endpoints (Ollama, the offline model) work. */
   noApiKey: 'troupe-no-key',
   heartbeatIntervalMs: 300,
@@ -44,17 +41,42 @@ export const LLM_TEXTS = {
   localDetail: (error: string) =>
     `the request could not be built or sent because of an error on the worker's side (not retried): ${error}`,
   local: (kind: LlmKind, agent: string, error: string) => `${kind} ${agent}: ${LLM_TEXTS.localDetail(error)}`,
+  endpointRefused: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: ${message}`,
   other: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: ${message}`,
 } as const;
 
 const FATAL_STATUSES = new Set([400, 401, 403, 404, 422]);
 
-/** Creates the OpenAI client for a model: its own base URL and key variable, else the injected defaults. */
-export function createOpenAIClient(model: ResolvedModel, opts: LlmEndpointOptions): OpenAI {
+/** Who asks for a client; named in the failure when the worker refuses the model's endpoint. */
+export interface LlmCaller {
+  kind: LlmKind;
+  agent: string;
+}
+
+/**
+ * Creates the OpenAI client for a model: its own base URL and key variable, else the injected defaults.
+ * A base URL or key variable the worker's policy does not allow throws a non-retryable failure before
+ * any request exists, so no secret of the worker can reach an address a role chose.
+ */
+export function createOpenAIClient(
+  model: ResolvedModel,
+  opts: LlmEndpointOptions,
+  caller: LlmCaller,
+  policy: EndpointPolicy = endpointPolicy(opts),
+): OpenAI {
+  const check = checkModelEndpoint(model, policy);
+  if (!check.ok) {
+    throw ApplicationFailure.create({
+      type: FAILURE_TYPES.fatal,
+      nonRetryable: true,
+      message: LLM_TEXTS.endpointRefused(caller.kind, caller.agent, check.message),
+      details: [details(caller.kind, check.message)],
+    });
+  }
   const env = opts.env ?? {};
-  const baseURL = model.baseUrl ?? opts.baseUrl ?? env['OPENAI_BASE_URL'] ?? LLM_DEFAULTS.baseUrl;
+  const baseURL = model.baseUrl ?? workerBaseUrl(opts);
   // A model that names its own key variable never falls back to the OpenAI key: it may point at another provider.
-  const apiKey = model.apiKeyEnv ? env[model.apiKeyEnv] : (opts.apiKey ?? env['OPENAI_API_KEY']);
+  const apiKey = model.apiKeyEnv ? env[model.apiKeyEnv] : (opts.apiKey ?? env[ENDPOINT_SETTINGS.keyVar]);
   return new OpenAI({
     baseURL,
     apiKey: apiKey || LLM_DEFAULTS.noApiKey,

@@ -2,6 +2,7 @@ import * as net from 'node:net';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { APIConnectionError, APIConnectionTimeoutError } from 'openai';
 import { createActivities } from '../../src/activities';
+import { ENDPOINT_TEXTS } from '../../src/activities/endpoints';
 import {
   classifyLlmError,
   isLocalRequestError,
@@ -54,9 +55,17 @@ describe('LLM client and request plumbing', () => {
     expect(seen.body.model).toBe('test-model');
   });
 
-  it('prefers the model baseUrl and its apiKeyEnv, and never falls back to OPENAI_API_KEY for it', async () => {
+  it('prefers an allowed model baseUrl and apiKeyEnv, and never falls back to OPENAI_API_KEY for it', async () => {
     stub = await startMiniLlm(() => ({ json: completion({}) }));
-    const acts = createActivities({ baseUrl: 'http://127.0.0.1:1/v1', env: { OPENAI_API_KEY: 'sk-openai', MY_KEY: 'sk-mine' } });
+    const acts = createActivities({
+      baseUrl: 'http://127.0.0.1:1/v1',
+      env: {
+        OPENAI_API_KEY: 'sk-openai',
+        MY_KEY: 'sk-mine',
+        TROUPE_ALLOWED_BASE_URLS: stub.url,
+        TROUPE_ALLOWED_KEY_ENVS: 'MY_KEY, MISSING',
+      },
+    });
     await runIn(activityEnv(), acts.callAgent, input({ model: { name: 'm', baseUrl: stub.url, apiKeyEnv: 'MY_KEY' } }));
     expect(stub.requests[0]!.headers['authorization']).toBe('Bearer sk-mine');
     await runIn(activityEnv(), acts.callAgent, input({ model: { name: 'm', baseUrl: stub.url, apiKeyEnv: 'MISSING' } }));
@@ -72,6 +81,37 @@ describe('LLM client and request plumbing', () => {
     expect(decodeHeaderValue(String(headers[TROUPE_HEADERS.agent]))).toBe('研究者');
     expect(decodeHeaderValue(String(headers[TROUPE_HEADERS.workflowId]))).toBe('lauf-über-𝄞');
     expect(headers[TROUPE_HEADERS.kind]).toBe('agent');
+  });
+
+  it('refuses a model base URL the worker does not allow, before any request, as a fatal failure', async () => {
+    stub = await startMiniLlm(() => ({ json: completion({}) }));
+    const acts = createActivities({ baseUrl: 'https://api.openai.com/v1', env: { SECRET: 'sk-secret-value' } });
+    const f = await failureOf(
+      runIn(activityEnv(), acts.callAgent, input({ model: { name: 'm', baseUrl: stub.url, apiKeyEnv: 'SECRET' } })),
+    );
+    expect(f.nonRetryable).toBe(true);
+    expect(f.type).toBe(FAILURE_TYPES.fatal);
+    const detail =
+      ENDPOINT_TEXTS.baseUrlNotAllowed(stub.url, ['https://api.openai.com/v1']) +
+      '; ' +
+      ENDPOINT_TEXTS.keyEnvNotAllowed('SECRET', ['OPENAI_API_KEY']);
+    expect(f.message).toBe(LLM_TEXTS.endpointRefused('agent', 'writer', detail));
+    expect(f.details?.[0]).toEqual<LlmFailureDetails>({ kind: 'agent', message: detail });
+    expect(f.message).not.toContain('sk-secret-value');
+    expect(stub.requests).toHaveLength(0);
+  });
+
+  it('honours any model endpoint when the worker trusts role endpoints (troupe dev)', async () => {
+    stub = await startMiniLlm(() => ({ json: completion({}) }));
+    const acts = createActivities({ env: { MY_KEY: 'sk-mine' }, trustRoleEndpoints: true });
+    await runIn(activityEnv(), acts.callAgent, input({ model: { name: 'm', baseUrl: stub.url, apiKeyEnv: 'MY_KEY' } }));
+    expect(stub.requests[0]!.headers['authorization']).toBe('Bearer sk-mine');
+  });
+
+  it('refuses to start with an allowlist entry that is not a URL', () => {
+    expect(() => createActivities({ env: { TROUPE_ALLOWED_BASE_URLS: 'https://ok.example/v1, localhost:8080' } })).toThrow(
+      ENDPOINT_TEXTS.invalidListEntry('localhost:8080'),
+    );
   });
 
   it('uses OPENAI_BASE_URL from env and a placeholder key when none is set', async () => {
