@@ -6,14 +6,14 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { createOpenAIClient } from '../../src/activities/llm';
-import { TROUPE_HEADERS } from '../../src/core/llm/contract';
+import { encodeHeaderValue, TROUPE_HEADERS } from '../../src/core/llm/contract';
 
 /** A chat-completions request body as troupe sends it. */
 export type ChatBody = ChatCompletionCreateParamsNonStreaming;
 
 /** The openai client troupe would build for a model without its own endpoint, pointed at `baseUrl`. */
 export function benchClient(baseUrl: string): OpenAI {
-  return createOpenAIClient({ name: 'stub-model' }, { baseUrl, apiKey: 'bench-key', env: {} });
+  return createOpenAIClient({ name: 'stub-model' }, { baseUrl, apiKey: 'bench-key', env: {} }, { kind: 'agent', agent: 'bench' });
 }
 
 /** Sends one request the way the agent activity does (timeout, no retries, troupe headers); returns the text. */
@@ -22,7 +22,11 @@ export async function directChat(client: OpenAI, body: ChatBody, agent: string):
     .create(body, {
       timeout: 29_000,
       maxRetries: 0,
-      headers: { [TROUPE_HEADERS.agent]: agent, [TROUPE_HEADERS.kind]: 'agent', 'x-troupe-workflow-id': 'direct' },
+      headers: {
+        [TROUPE_HEADERS.agent]: encodeHeaderValue(agent),
+        [TROUPE_HEADERS.kind]: 'agent',
+        [TROUPE_HEADERS.workflowId]: 'direct',
+      },
     })
     .withResponse();
   return data.choices[0]?.message.content ?? '';

@@ -6,20 +6,27 @@
 import type { ResolvedModel } from '../core/graph/types';
 import { makeCallAgent } from './agent';
 import { makeCompactTranscript } from './compaction';
+import { endpointPolicy } from './endpoints';
 import { makeJudgeConvergence } from './judge';
-import { createOpenAIClient, type LlmEndpointOptions } from './llm';
+import { createOpenAIClient, type LlmEndpointOptions, type LlmKind } from './llm';
 
 /**
- * Creates the activities bound to an endpoint. A model's own `baseUrl`/`apiKeyEnv` win; otherwise `baseUrl`,
- * `apiKey`, then `OPENAI_BASE_URL`/`OPENAI_API_KEY` from `env` (default `process.env`).
+ * Creates the activities bound to an endpoint. A model's own `baseUrl`/`apiKeyEnv` win when the worker
+ * allows them (`TROUPE_ALLOWED_BASE_URLS`, `TROUPE_ALLOWED_KEY_ENVS` in `env`, or `trustRoleEndpoints`);
+ * otherwise `baseUrl`, `apiKey`, then `OPENAI_BASE_URL`/`OPENAI_API_KEY` from `env` (default `process.env`).
+ * Throws when an allowlist entry is not a URL, so a misconfigured worker does not start.
  */
 export function createActivities(opts: LlmEndpointOptions = {}) {
   const endpoint: LlmEndpointOptions = { ...opts, env: opts.env ?? process.env };
-  const clientFor = (input: { model: ResolvedModel }) => createOpenAIClient(input.model, endpoint);
+  const policy = endpointPolicy(endpoint);
+  const clientFor =
+    (kind: LlmKind) =>
+    (input: { agent: string; model: ResolvedModel }) =>
+      createOpenAIClient(input.model, endpoint, { kind, agent: input.agent }, policy);
   return {
-    callAgent: makeCallAgent(clientFor),
-    judgeConvergence: makeJudgeConvergence(clientFor),
-    compactTranscript: makeCompactTranscript(clientFor),
+    callAgent: makeCallAgent(clientFor('agent')),
+    judgeConvergence: makeJudgeConvergence(clientFor('judge')),
+    compactTranscript: makeCompactTranscript(clientFor('compaction')),
   };
 }
 

@@ -8,22 +8,19 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { ResolvedModel } from '../core/graph/types';
-import { FAILURE_TYPES, type LlmFailureDetails } from '../core/llm/contract';
+import { encodeHeaderValue, FAILURE_TYPES, TROUPE_HEADERS, type LlmFailureDetails } from '../core/llm/contract';
 import type { TokenCounts } from '../core/termination/view';
+import { checkModelEndpoint, endpointPolicy, ENDPOINT_SETTINGS, workerBaseUrl, type EndpointPolicy } from './endpoints';
+import type { LlmEndpointOptions } from './endpoints';
+
+export type { LlmEndpointOptions } from './endpoints';
 
 /** Which activity makes the request; sent as `x-troupe-kind` and carried in failure details. */
 export type LlmKind = LlmFailureDetails['kind'];
 
-/** Where the activities reach the LLM when a model names no endpoint of its own (injected by the worker). */
-export interface LlmEndpointOptions {
-  baseUrl?: string;
-  apiKey?: string;
-  env?: NodeJS.ProcessEnv;
-}
-
 /** Timing and endpoint constants of the LLM activities. */
 export const LLM_DEFAULTS = {
-  baseUrl: 'https://api.openai.com/v1',
+  baseUrl: ENDPOINT_SETTINGS.openAiBaseUrl,
   /** Sent when no key is configured, so keyless local endpoints (Ollama, the offline model) work. */
   noApiKey: 'troupe-no-key',
   heartbeatIntervalMs: 300,
@@ -41,17 +38,45 @@ export const LLM_TEXTS = {
   connection: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: connection error: ${message}`,
   malformed: (kind: LlmKind, agent: string, requestId?: string) =>
     `${kind} ${agent}: the endpoint returned no completion choice${requestId ? ` (request id ${requestId})` : ''}`,
+  localDetail: (error: string) =>
+    `the request could not be built or sent because of an error on the worker's side (not retried): ${error}`,
+  local: (kind: LlmKind, agent: string, error: string) => `${kind} ${agent}: ${LLM_TEXTS.localDetail(error)}`,
+  endpointRefused: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: ${message}`,
   other: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: ${message}`,
 } as const;
 
 const FATAL_STATUSES = new Set([400, 401, 403, 404, 422]);
 
-/** Creates the OpenAI client for a model: its own base URL and key variable, else the injected defaults. */
-export function createOpenAIClient(model: ResolvedModel, opts: LlmEndpointOptions): OpenAI {
+/** Who asks for a client; named in the failure when the worker refuses the model's endpoint. */
+export interface LlmCaller {
+  kind: LlmKind;
+  agent: string;
+}
+
+/**
+ * Creates the OpenAI client for a model: its own base URL and key variable, else the injected defaults.
+ * A base URL or key variable the worker's policy does not allow throws a non-retryable failure before
+ * any request exists, so no secret of the worker can reach an address a role chose.
+ */
+export function createOpenAIClient(
+  model: ResolvedModel,
+  opts: LlmEndpointOptions,
+  caller: LlmCaller,
+  policy: EndpointPolicy = endpointPolicy(opts),
+): OpenAI {
+  const check = checkModelEndpoint(model, policy);
+  if (!check.ok) {
+    throw ApplicationFailure.create({
+      type: FAILURE_TYPES.fatal,
+      nonRetryable: true,
+      message: LLM_TEXTS.endpointRefused(caller.kind, caller.agent, check.message),
+      details: [details(caller.kind, check.message)],
+    });
+  }
   const env = opts.env ?? {};
-  const baseURL = model.baseUrl ?? opts.baseUrl ?? env['OPENAI_BASE_URL'] ?? LLM_DEFAULTS.baseUrl;
+  const baseURL = model.baseUrl ?? workerBaseUrl(opts);
   // A model that names its own key variable never falls back to the OpenAI key: it may point at another provider.
-  const apiKey = model.apiKeyEnv ? env[model.apiKeyEnv] : (opts.apiKey ?? env['OPENAI_API_KEY']);
+  const apiKey = model.apiKeyEnv ? env[model.apiKeyEnv] : (opts.apiKey ?? env[ENDPOINT_SETTINGS.keyVar]);
   return new OpenAI({
     baseURL,
     apiKey: apiKey || LLM_DEFAULTS.noApiKey,
@@ -118,9 +143,9 @@ export async function chatCompletion(
         signal: abort.signal,
         maxRetries: 0,
         headers: {
-          'x-troupe-agent': scope.agent,
-          'x-troupe-kind': scope.kind,
-          'x-troupe-workflow-id': scope.workflowId,
+          [TROUPE_HEADERS.agent]: encodeHeaderValue(scope.agent),
+          [TROUPE_HEADERS.kind]: encodeHeaderValue(scope.kind),
+          [TROUPE_HEADERS.workflowId]: encodeHeaderValue(scope.workflowId),
         },
       })
       .withResponse();
@@ -176,10 +201,49 @@ function providerMessage(err: APIError): string {
   return text.length > LLM_DEFAULTS.maxErrorMessageChars ? `${text.slice(0, LLM_DEFAULTS.maxErrorMessageChars)}…` : text;
 }
 
+const NETWORK_FAILURE_MESSAGES = new Set(['fetch failed', 'terminated']);
+/** System error codes (ECONNRESET, ENOTFOUND, ...) and undici's socket and timeout codes. */
+const NETWORK_ERROR_CODE = /^(E[A-Z0-9]+|UND_ERR_[A-Z_]+)$/;
+
+function errorLike(value: unknown): value is Error & { code?: unknown } {
+  return typeof value === 'object' && value !== null && typeof (value as Error).message === 'string';
+}
+
+/**
+ * Whether `err` is a TypeError or RangeError raised on this side while building or sending a request
+ * (a header that is not a byte string, a URL fetch refuses, a body that cannot be serialized), as
+ * opposed to undici reporting a network failure: that one is also a TypeError, but says `fetch failed`
+ * (or `terminated` when the body was cut off) and carries the system error (ECONNRESET, ...) as cause.
+ * Errors are recognised by name, not `instanceof`: Node's own fetch may raise them from another realm.
+ */
+export function isLocalRequestError(err: unknown): boolean {
+  if (!errorLike(err) || (err.name !== 'TypeError' && err.name !== 'RangeError')) return false;
+  if (NETWORK_FAILURE_MESSAGES.has(err.message)) return false;
+  let cause: unknown = err.cause;
+  for (let depth = 0; errorLike(cause) && depth < 5; depth += 1) {
+    if (typeof cause.code === 'string' && NETWORK_ERROR_CODE.test(cause.code)) return false;
+    cause = cause.cause;
+  }
+  return true;
+}
+
+/**
+ * The local error behind a failed request, if it was one. openai v6 lets an exception thrown while it
+ * builds the request (headers, URL, body) escape as it is; one thrown by `fetch` itself it wraps in an
+ * `APIConnectionError` whose `cause` is the original error.
+ */
+function localRequestError(err: unknown): Error | undefined {
+  if (err instanceof APIConnectionTimeoutError) return undefined;
+  if (err instanceof APIConnectionError) return isLocalRequestError(err.cause) ? (err.cause as Error) : undefined;
+  if (err instanceof APIError) return undefined;
+  return isLocalRequestError(err) ? (err as Error) : undefined;
+}
+
 /**
  * Maps an error from the openai package to the failure Temporal should see: 400/401/403/404/422 are
  * non-retryable; 429 is retryable after `Retry-After`; 5xx, other statuses, timeouts and connection errors
- * are retryable.
+ * are retryable. A request that failed on this side before reaching the network is non-retryable too:
+ * the next attempt would fail the same way, and retrying would disguise it as an outage.
  */
 export function classifyLlmError(
   err: unknown,
@@ -189,6 +253,16 @@ export function classifyLlmError(
 ): ApplicationFailure {
   const { kind, agent } = scope;
   if (err instanceof APIConnectionTimeoutError) return timeoutFailure(scope, timeoutMs);
+  const local = localRequestError(err);
+  if (local) {
+    const error = `${local.name}: ${local.message}`;
+    return ApplicationFailure.create({
+      type: FAILURE_TYPES.fatal,
+      nonRetryable: true,
+      message: LLM_TEXTS.local(kind, agent, error),
+      details: [details(kind, LLM_TEXTS.localDetail(error))],
+    });
+  }
   if (err instanceof APIConnectionError) {
     const cause = err.cause instanceof Error && err.cause.message ? `${err.message} (${err.cause.message})` : err.message;
     const message = LLM_TEXTS.connection(kind, agent, cause);

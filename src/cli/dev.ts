@@ -3,6 +3,7 @@
  * machine. Starts a local Temporal dev server with its Web UI, the built-in offline model when no
  * OPENAI_API_KEY is set, a worker, and a run of the example review loop; prints its progress, the
  * result and where to inspect its history. Keeps the server up until Ctrl+C when run in a terminal.
+ * Its worker honours a role's own `base_url` and `api_key_env` without the worker allowlists.
  */
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -72,7 +73,9 @@ export async function run(args: ParsedArgs): Promise<number> {
     } else {
       out(DEV_TEXT.realModel(process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1'));
     }
-    const worker = await createWorker({ address: server.address, llm: baseUrl ? { baseUrl } : {} });
+    // one person owns both the role files and this worker, so the roles' own endpoints and key variables are honoured
+    const llm = { ...(baseUrl ? { baseUrl } : {}), trustRoleEndpoints: true };
+    const worker = await createWorker({ address: server.address, llm });
     const running = worker.run();
     cleanups.unshift(async () => {
       worker.shutdown();

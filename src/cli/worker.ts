@@ -1,7 +1,8 @@
 /**
  * `troupe worker [--plugins file]` (SPEC §9): run a worker until SIGINT/SIGTERM, then shut down
- * gracefully.
+ * gracefully. A malformed endpoint allowlist in the environment stops it before it connects.
  */
+import { endpointPolicy } from '../activities/endpoints';
 import { settingsFromEnv } from '../settings';
 import { createWorker } from '../worker';
 import { stringFlag, type ParsedArgs } from './args';
@@ -11,6 +12,12 @@ import { RUN_TEXT } from './run-texts';
 /** Run the command. */
 export async function run(args: ParsedArgs): Promise<number> {
   const settings = settingsFromEnv();
+  try {
+    endpointPolicy({ env: process.env });
+  } catch (e) {
+    err((e as Error).message);
+    return 1;
+  }
   let worker;
   try {
     worker = await createWorker({ plugins: stringFlag(args, 'plugins') });

@@ -6,7 +6,7 @@
 import * as http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { TROUPE_HEADERS } from '../core/llm/contract';
+import { decodeHeaderValue, TROUPE_HEADERS } from '../core/llm/contract';
 import { OFFLINE_TEXTS, offlineReply, type OfflineKind, type OfflineRequest } from './offline-replies';
 
 /** A running offline model; `url` is the base URL for `OPENAI_BASE_URL` (ends in `/v1`). */
@@ -26,9 +26,11 @@ export interface OfflineModelOptions {
 
 const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
 
+/** A troupe header's value, decoded (the activities percent-encode them so any agent name fits). */
 function header(req: http.IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
+  const raw = Array.isArray(v) ? v[0] : v;
+  return raw === undefined ? undefined : decodeHeaderValue(raw);
 }
 
 function text(content: unknown): string {

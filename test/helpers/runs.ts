@@ -4,7 +4,7 @@
  */
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { WorkerOptions } from '@temporalio/worker';
-import { createActivities } from '../../src/activities';
+import { createActivities, type LlmEndpointOptions } from '../../src/activities';
 import { compileYaml } from './compile';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult, RunStatusView } from '../../src/core/ending/result';
@@ -28,11 +28,19 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** Options of {@link startHarness}. */
+export interface HarnessOptions {
+  workerOptions?: Partial<WorkerOptions>;
+  address?: string;
+  /** Endpoint options of the activities, over the default (the stub, key `test-key`, an empty env). */
+  llm?: LlmEndpointOptions;
+}
+
 /** Start stub + worker + client. Call `close()` in afterAll. */
-export async function startHarness(opts: { workerOptions?: Partial<WorkerOptions>; address?: string } = {}): Promise<Harness> {
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   installQuietRuntime();
   const stub = await startStubLlm();
-  const activities = createActivities({ baseUrl: stub.url, apiKey: 'test-key', env: {} });
+  const activities = createActivities({ baseUrl: stub.url, apiKey: 'test-key', env: {}, ...opts.llm });
   const workerOptions: Partial<WorkerOptions> = { defaultHeartbeatThrottleInterval: '500ms', ...opts.workerOptions };
   let worker = await startWorker({ activities, workerOptions, address: opts.address });
   const tc: TestClient = await connectClient(opts.address);

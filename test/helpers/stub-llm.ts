@@ -9,7 +9,7 @@
 import * as http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { TROUPE_HEADERS } from '../../src/core/llm/contract';
+import { decodeHeaderValue, TROUPE_HEADERS } from '../../src/core/llm/contract';
 
 export type {
   StubKind,
@@ -147,8 +147,8 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
     const url = new URL(req.url ?? '/', 'http://stub');
     const agentHeader = req.headers[TROUPE_HEADERS.agent];
     const kindHeader = req.headers[TROUPE_HEADERS.kind];
-    const agent = (Array.isArray(agentHeader) ? agentHeader[0] : agentHeader) || 'anonymous';
-    const rawKind = Array.isArray(kindHeader) ? kindHeader[0] : kindHeader;
+    const agent = decodeHeaderValue((Array.isArray(agentHeader) ? agentHeader[0] : agentHeader) ?? '') || 'anonymous';
+    const rawKind = decodeHeaderValue((Array.isArray(kindHeader) ? kindHeader[0] : kindHeader) ?? '');
     const kind: StubKind = rawKind === 'judge' || rawKind === 'compaction' ? rawKind : 'agent';
     const rec: StubRequest = {
       n,

@@ -6,6 +6,7 @@ import OpenAI, { NotFoundError } from 'openai';
 import Ajv from 'ajv';
 import { startOfflineModel, type OfflineModel } from '../../src/dev/offline-model';
 import { OFFLINE_SCORES, OFFLINE_TEXTS } from '../../src/dev/offline-replies';
+import { encodeHeaderValue } from '../../src/core/llm/contract';
 
 const SCORE_RE = /\bscore\b\**\s*[:=]\s*\**\s*(-?\d+(?:\.\d+)?)/i; // SPEC §11.10
 const TASK = 'Write a 300-word essay on durable execution for AI agents.';
@@ -167,4 +168,9 @@ test('an agent asked for json_schema output gets JSON valid against that schema'
 
 test('an unknown route answers 404 in the OpenAI error shape', async () => {
   await expect(client.embeddings.create({ model: 'x', input: 'y' })).rejects.toBeInstanceOf(NotFoundError);
+});
+
+test('an agent name outside ASCII arrives percent-encoded and is answered under its own name', async () => {
+  const { text } = await ask(encodeHeaderValue('研究者'), 'Research the topic.', writerPrompt());
+  expect(text).toContain(`${OFFLINE_TEXTS.label} 研究者: here is my part`);
 });

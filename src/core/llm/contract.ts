@@ -109,9 +109,32 @@ export const FAILURE_TYPES = {
 
 /**
  * HTTP headers the LLM activities add to every chat-completions request so an endpoint can tell
- * callers apart (the test stub and the offline model script replies per agent and per kind).
+ * callers apart (the test stub and the offline model script replies per agent and per kind). Their
+ * values are written with {@link encodeHeaderValue}; readers use {@link decodeHeaderValue}.
  */
 export const TROUPE_HEADERS = {
   agent: 'x-troupe-agent',
   kind: 'x-troupe-kind',
+  workflowId: 'x-troupe-workflow-id',
 } as const;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A header-safe form of any text (percent-encoded UTF-8). HTTP header values must be bytes below 256,
+ * so an agent named `研究者` or a workflow id with accents would otherwise make the request fail before
+ * it is sent. ASCII names without reserved characters stay as they are (`writer` → `writer`).
+ */
+export function encodeHeaderValue(value: string): string {
+  // a lone surrogate has no UTF-8 form (encodeURIComponent would throw): it becomes U+FFFD
+  return encodeURIComponent(value.replace(LONE_SURROGATE, '\uFFFD'));
+}
+
+/** The text {@link encodeHeaderValue} encoded; a value that is not valid percent-encoding is returned as it is. */
+export function decodeHeaderValue(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
