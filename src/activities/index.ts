@@ -8,6 +8,7 @@ import { makeCallAgent } from './agent';
 import { makeCompactTranscript } from './compaction';
 import { endpointPolicy } from './endpoints';
 import { makeJudgeConvergence } from './judge';
+import { makePrepareRun } from './prepare';
 import { createOpenAIClient, type LlmEndpointOptions, type LlmKind } from './llm';
 
 /**
@@ -27,6 +28,7 @@ export function createActivities(opts: LlmEndpointOptions = {}) {
     callAgent: makeCallAgent(clientFor('agent')),
     judgeConvergence: makeJudgeConvergence(clientFor('judge')),
     compactTranscript: makeCompactTranscript(clientFor('compaction')),
+    prepareRun: makePrepareRun(policy),
   };
 }
 

@@ -19,6 +19,7 @@ function printStatus(s: RunStatusView): void {
   const u = s.usage;
   out(`usage: ${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out), $${u.costUsd.toFixed(4)}, ${u.agentCalls} agent calls, ${u.judgeCalls} judge calls`);
   if (s.goal) out(`goal: ${s.goal.status}, turn ${s.goal.turnCount}/${s.goal.maxTurns}, ${(s.goal.elapsedMs / 1000).toFixed(0)}s`);
+  if (s.phase === 'paused') out(RUN_TEXT.paused(s.workflowId, s.pause?.reason).trim());
   for (const r of s.pending) out(RUN_TEXT.awaiting(s.workflowId, r));
   for (const [agent, r] of Object.entries(s.latest)) out(`  ${agent} ×${r.count} #${r.hash}: ${r.preview.replace(/\s+/g, ' ').slice(0, 100)}`);
   for (const w of s.warnings) out(RUN_TEXT.warning(w));

@@ -11,7 +11,7 @@ export const RUN_TEXT = {
   notFound: (id: string) => `no run with id ${id}`,
   step: (round: number, wave: number, agent: string, tokens: number, hash: string, preview: string) =>
     `  [round ${round} · wave ${wave}] ${agent} (${tokens} tok, #${hash}) ${preview}`,
-  paused: (id: string) => `  ⏸ paused — resume with: troupe resume ${id}`,
+  paused: (id: string, reason?: string) => `  ⏸ paused${reason ? ` (${reason})` : ''} — resume with: troupe resume ${id}`,
   awaiting: (id: string, r: PendingRequest) => {
     const who = r.agent ? `${r.agent} ` : '';
     const lines = [`  ✋ waiting for a human: ${r.id} (${r.kind}) ${who}— ${r.summary}`];

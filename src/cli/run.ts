@@ -33,7 +33,7 @@ export function printEvent(id: string, e: FollowEvent, write: (s: string) => voi
     case 'phase': {
       const st = e.status;
       if (st.phase === 'awaiting_human') for (const r of st.pending) write(RUN_TEXT.awaiting(id, r));
-      else if (st.phase === 'paused') write(RUN_TEXT.paused(id));
+      else if (st.phase === 'paused') write(RUN_TEXT.paused(id, st.pause?.reason));
       return;
     }
     case 'warning':

@@ -23,6 +23,8 @@ export interface Run {
   graph: CompiledGraph;
   state: RunState;
   version: RunVersion;
+  /** Results keep their line structure for `regex` matchers (fixed at the run's start). */
+  keepLines: boolean;
   /** Agents whose activities are in flight (for `status` and `stop`). */
   inFlight: string[];
   wave: WaveEffects;

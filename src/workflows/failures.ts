@@ -40,13 +40,13 @@ export function isFatal(err: unknown): boolean {
 /** The run end for an agent activity that failed. */
 export function failureEnd(err: unknown, agent: string): RunEnd {
   const diagnostics = diagnosticsOf(err, agent);
-  const where = diagnostics.status ? `HTTP ${diagnostics.status}` : diagnostics.message;
   const rid = diagnostics.requestId ? ` (request id ${diagnostics.requestId})` : '';
   if (isFatal(err)) {
+    const got = diagnostics.status ? ` got HTTP ${diagnostics.status}${rid}` : '';
     return {
       status: 'failed',
       reason: 'fatal_error',
-      reasonText: `fatal_error: agent ${agent} got ${where}${rid}: ${diagnostics.message}`,
+      reasonText: `fatal_error: agent ${agent}${got}: ${diagnostics.message}`,
       diagnostics,
     };
   }

@@ -23,11 +23,11 @@ export const DEFAULT_CRITERIA = 'the result fully satisfies the task';
 /**
  * Step (1): record the wave's results in wave order and, for a wave that ran to its end, apply their
  * `goal` tool events. A wave cut short by a failure or a timer, and a re-dispatch at the round's end
- * (`schema_retry`), record their results only: the run or round is already ending.
+ * (a schema or check retry), record their results only: the run or round is already ending.
  */
-export function recordWave(run: Run, outcomes: AgentOutcome[], kind: 'agent' | 'schema_retry' = 'agent'): RecordedResult[] {
+export function recordWave(run: Run, outcomes: AgentOutcome[], kind: 'agent' | 'schema_retry' | 'check_retry' = 'agent'): RecordedResult[] {
   const now = Date.now();
-  const recorded = outcomes.map((o) => recordResult(run.state, run.graph, o, now, kind));
+  const recorded = outcomes.map((o) => recordResult(run.state, run.graph, o, now, kind, { keepLines: run.keepLines }));
   const cutShort = run.wave.failure !== undefined || run.wave.timedOut !== undefined;
   if (kind === 'agent' && !cutShort) {
     applyWaveGoalEvents(run, recorded.flatMap((r) => r.goalEvents.map((event) => ({ agent: r.agent, event }))));
@@ -80,6 +80,8 @@ export async function judgeWave(run: Run, agents: string[]): Promise<void> {
         });
       } catch (err) {
         if (isCancellation(err) && run.root.consideredCancelled) throw err;
+        // a timer that ends the wave cancels its judge calls: no verdict, and nothing failed
+        if (isCancellation(err) && run.wave.timedOut) return;
         state.round.verdicts[key] = { hash: latest.hash, converged: false };
         warn(state, RUN_TEXTS.judgeFailed(target.agent, err));
       }

@@ -3,7 +3,7 @@
  * dead worker's call is retried after 5 s and cancellation reaches the HTTP request, and treats
  * fatal LLM errors (HTTP 400/401/403/404/422, forbidden endpoints) as non-retryable.
  */
-import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { TroupeActivities } from '../activities';
 import { FAILURE_TYPES } from '../core/llm/contract';
 
@@ -12,6 +12,15 @@ export const HEARTBEAT_TIMEOUT_MS = 5_000;
 
 /** Judge activity timeout (the same policy as agents). */
 export const JUDGE_TIMEOUT_MS = 30_000;
+
+/**
+ * The run-start check runs as a local activity: quick, on the worker that runs the workflow task, its
+ * answer recorded in one history marker.
+ */
+export const localActivities = proxyLocalActivities<TroupeActivities>({
+  startToCloseTimeout: '60s',
+  retry: { maximumAttempts: 3, nonRetryableErrorTypes: [FAILURE_TYPES.fatal] },
+});
 
 const proxies = new Map<number, TroupeActivities>();
 

@@ -46,7 +46,7 @@ async function redispatch(run: Run, targets: Array<{ agent: string; prompt: stri
         notes: { [target.agent]: [{ kind: isSchema ? 'schema_retry' : 'user_message', text: target.prompt, from: by }] },
       }),
     );
-    recordWave(run, outcomes, 'schema_retry');
+    recordWave(run, outcomes, isSchema ? 'schema_retry' : 'check_retry');
     const stopped = run.wave.timedOut ?? run.wave.failure;
     if (stopped) return stopped;
   }

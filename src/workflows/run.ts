@@ -17,12 +17,17 @@ import {
 import type { CompiledGraph } from '../core/graph/types';
 import { buildRunResult, type RunEnd, type RunResult } from '../core/ending/result';
 import { RUN_TEXTS } from '../core/ending/texts';
-import { awaitingHumans } from '../core/humans/requests';
+import { awaitingHumans, pendingRequests } from '../core/humans/requests';
+import { preparationOf } from '../core/llm/prepare';
 import { migrateCarried, trimForCarry } from '../core/state/carry';
 import { startClock, stopClock } from '../core/state/clock';
-import { createRunState, type RunState } from '../core/state/state';
+import { createRunState, warn, type RunState } from '../core/state/state';
+import { readsLines } from '../core/termination/evaluate';
+import type { RecordedResult } from '../core/waves/record';
 import { dispatchAgents, withDeadlines } from './dispatch';
 import type { Run } from './execution';
+import { diagnosticsOf } from './failures';
+import { localActivities } from './proxies';
 import { installHandlers } from './messages';
 import { judgeWave, recordWave, routeWaveResults } from './processing';
 import { endRound } from './round-end';
@@ -47,7 +52,10 @@ async function maybeContinueAsNew(run: Run, input: RunInput): Promise<void> {
   await continueAsNew<typeof troupeRun>({ graph: input.graph, task: input.task, carried: state });
 }
 
-/** Run one wave: dispatch the frontier, record, judge and route its results. */
+/**
+ * Run one wave: dispatch the frontier, record, judge and route its results. The round's `timeout_ms`
+ * timers cover the judge calls too (troupe 0.1 timed the agents only).
+ */
 async function runWave(run: Run): Promise<void> {
   const { state } = run;
   const items = state.frontier;
@@ -56,11 +64,39 @@ async function runWave(run: Run): Promise<void> {
   state.round.wave += 1;
   state.round.lastWave = items.map((i) => i.agent);
   run.wave = {};
-  const outcomes = await withDeadlines(run, () => dispatchAgents(run, items));
-  const recorded = recordWave(run, outcomes);
+  const judge = async (recorded: RecordedResult[]) => {
+    if (!run.wave.failure && !run.wave.timedOut && !state.stop) await judgeWave(run, recorded.map((r) => r.agent));
+  };
+  let recorded: RecordedResult[];
+  if (run.version.timerCoversJudge) {
+    recorded = await withDeadlines(run, async () => {
+      const done = recordWave(run, await dispatchAgents(run, items));
+      await judge(done);
+      return done;
+    });
+  } else {
+    recorded = recordWave(run, await withDeadlines(run, () => dispatchAgents(run, items)));
+    await judge(recorded);
+  }
   if (run.wave.failure || run.wave.timedOut) return;
-  if (!state.stop) await judgeWave(run, recorded.map((r) => r.agent));
   routeWaveResults(run, recorded);
+}
+
+/**
+ * The worker's check of the run's own endpoints and key variables, before any call (a local
+ * activity; skipped when the role names none). Returns the end when the worker refuses the run.
+ */
+async function prepare(run: Run): Promise<RunEnd | undefined> {
+  const input = preparationOf(run.graph, run.state.workflowId);
+  if (!input) return undefined;
+  try {
+    await localActivities.prepareRun(input);
+    return undefined;
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const diagnostics = diagnosticsOf(err);
+    return { status: 'failed', reason: 'fatal_error', reasonText: RUN_TEXTS.prepareFailed(diagnostics.message), diagnostics };
+  }
 }
 
 /** Run waves until the round's graph stops. */
@@ -89,10 +125,12 @@ export async function troupeRun(input: RunInput): Promise<RunResult> {
   const info = workflowInfo();
   const state = input.carried ? migrateCarried(input.carried, Date.now()) : createRunState(input.graph, input.task, info.workflowId, Date.now());
   if (input.carried && !state.paused && !awaitingHumans(state)) startClock(state, Date.now());
+  const version = runVersion();
   const run: Run = {
     graph: input.graph,
     state,
-    version: runVersion(),
+    version,
+    keepLines: version.regexLines && readsLines(input.graph.termination, input.graph.edges),
     inFlight: [],
     wave: {},
     signalsSeen: 0,
@@ -102,13 +140,15 @@ export async function troupeRun(input: RunInput): Promise<RunResult> {
   upsertMemo({ troupeStatus: 'running' });
 
   try {
-    run.end = await runRounds(run, input);
+    run.end = (run.version.prepareAtStart && !input.carried ? await prepare(run) : undefined) ?? (await runRounds(run, input));
   } catch (err) {
     if (!(isCancellation(err) && run.root.consideredCancelled)) throw err;
     run.end = { status: 'cancelled', reason: 'user_abort', reasonText: RUN_TEXTS.userAbort() };
   }
   stopClock(state, Date.now());
-  const result = buildRunResult(state, run.end, Date.now(), run.output);
+  const unanswered = pendingRequests(state);
+  if (run.version.reportUnanswered && unanswered.length > 0) warn(state, RUN_TEXTS.unanswered(unanswered.map((r) => r.id)));
+  const result = buildRunResult(state, run.end, Date.now(), run.output, run.version.reportUnanswered);
   upsertMemo({ troupeStatus: result.status, troupeReason: result.reason });
   return result;
 }

@@ -2,16 +2,55 @@
  * Versions of the run workflow's behaviour. A change to what the workflow does (which commands it
  * issues, in which order) is guarded here so that runs started on an older troupe replay and finish
  * with the behaviour they started with (docs/architecture.md, "Changing the workflow"). A run asks
- * once, at its start, which version it runs; new runs record the newest marker in their history.
+ * once, at its start, which version it runs: a new run records the newest patch marker in its
+ * history, and a run replayed from a history without it keeps the older behaviour to its end.
  */
-import { RULES_0_1, type DecisionRules } from '../core/ending/decide';
+import { patched } from '@temporalio/workflow';
+import { CURRENT_RULES, RULES_0_1, type DecisionRules } from '../core/ending/decide';
+
+/** Patch ids, one per release that changed the workflow's behaviour. Never rename or reuse one. */
+export const PATCHES = {
+  /**
+   * troupe 0.2: condition ends wait for open requests and a paused goal; the loop cap is checked
+   * before every wave; `timeout_ms` timers cover judge calls; regex matchers read line structure;
+   * endpoints and tools are resolved by the worker at run start; unanswered requests are reported.
+   */
+  v0_2: 'troupe-0.2',
+} as const;
 
 /** The behaviour a run follows, fixed at its start. */
 export interface RunVersion {
+  /** The patch that decided this version, if any (`undefined` = troupe 0.1). */
+  patch?: string;
   rules: DecisionRules;
+  /** `timeout_ms` timers cover the judge calls of a wave, not only its agents. */
+  timerCoversJudge: boolean;
+  /** Regex matchers read the result with its line structure kept. */
+  regexLines: boolean;
+  /** The worker resolves endpoints (and tools) before the first call. */
+  prepareAtStart: boolean;
+  /** Requests still open when the run ends are listed in the RunResult with a warning. */
+  reportUnanswered: boolean;
 }
 
-/** The version of this run (call once, at the start of the workflow). */
+const V0_1: RunVersion = {
+  rules: RULES_0_1,
+  timerCoversJudge: false,
+  regexLines: false,
+  prepareAtStart: false,
+  reportUnanswered: false,
+};
+
+const V0_2: RunVersion = {
+  patch: PATCHES.v0_2,
+  rules: CURRENT_RULES,
+  timerCoversJudge: true,
+  regexLines: true,
+  prepareAtStart: true,
+  reportUnanswered: true,
+};
+
+/** The version of this run. Call it once, first thing in the workflow. */
 export function runVersion(): RunVersion {
-  return { rules: RULES_0_1 };
+  return patched(PATCHES.v0_2) ? V0_2 : V0_1;
 }

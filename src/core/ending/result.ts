@@ -48,6 +48,8 @@ export interface RunResult {
   warnings: string[];
   diagnostics?: Diagnostics;
   activeMs: number;
+  /** Requests still waiting for a human when the run ended (a hard limit, `stop` or `cancel` ended it). */
+  unanswered?: PendingRequest[];
 }
 
 /** The end of a run, as decided by the workflow. */
@@ -69,6 +71,8 @@ export interface OutputOutcome {
 export interface RunStatusView {
   workflowId: string;
   phase: 'running' | 'paused' | 'awaiting_human' | 'finished';
+  /** Who paused the run, while `phase` is `paused`: the `pause` signal, or the `goal` tool (with its reason). */
+  pause?: { by: 'user' | 'goal'; reason?: string };
   round: number;
   wave: number;
   frontier: string[];
@@ -114,8 +118,9 @@ function goalView(state: RunState, now: number): RunResult['goal'] {
 }
 
 /** Build the RunResult at workflow time `now`. */
-export function buildRunResult(state: RunState, end: RunEnd, now: number, output?: OutputOutcome): RunResult {
+export function buildRunResult(state: RunState, end: RunEnd, now: number, output?: OutputOutcome, withUnanswered = true): RunResult {
   const agents = finalAgents(state);
+  const unanswered = pendingRequests(state);
   return {
     workflowId: state.workflowId,
     status: end.status,
@@ -134,6 +139,7 @@ export function buildRunResult(state: RunState, end: RunEnd, now: number, output
     warnings: state.warnings,
     diagnostics: end.diagnostics,
     activeMs: activeMs(state, now),
+    ...(withUnanswered && unanswered.length > 0 ? { unanswered } : {}),
   };
 }
 
@@ -144,13 +150,16 @@ export function buildStatusView(
   inFlight: string[],
   end?: RunEnd,
 ): RunStatusView {
+  const goalPaused = state.goal?.status === 'paused';
   const phase: RunStatusView['phase'] = end
     ? 'finished'
     : pendingRequests(state).length > 0
       ? 'awaiting_human'
-      : state.paused
+      : state.paused || goalPaused
         ? 'paused'
         : 'running';
+  const pause: RunStatusView['pause'] =
+    phase !== 'paused' ? undefined : state.paused ? { by: 'user' } : { by: 'goal', reason: state.goal?.stopReason };
   const latest: RunStatusView['latest'] = {};
   for (const [agent, r] of Object.entries(state.results)) {
     latest[agent] = { hash: r.hash, preview: r.text.slice(0, 200), count: r.count };
@@ -158,6 +167,7 @@ export function buildStatusView(
   return {
     workflowId: state.workflowId,
     phase,
+    ...(pause ? { pause } : {}),
     round: state.round.round,
     wave: state.round.wave,
     frontier: state.frontier.map((w) => w.agent),

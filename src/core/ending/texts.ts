@@ -20,7 +20,10 @@ export const RUN_TEXTS = {
   userStop: (reason?: string) => `user_stop: stopped by the user${reason ? ` (${reason})` : ''}`,
   userAbort: () => 'user_abort: the workflow was cancelled; in-flight calls were aborted',
   judgeFailed: (agent: string, err: unknown) =>
-    `judge for ${agent} failed after 3 attempts; converged counts as false for this result (${errorMessage(err)})`,
+    `judge for ${agent} failed; converged counts as false for this result (${errorMessage(err)})`,
+  unanswered: (ids: string[]) =>
+    `the run ended while ${ids.length === 1 ? `request ${ids[0]} was` : `requests ${ids.join(', ')} were`} still waiting for a human (listed as unanswered in the result)`,
+  prepareFailed: (message: string) => `fatal_error: ${message}`,
   compactionFailed: (agent: string, n: number) =>
     `compaction for ${agent} failed (${n} in a row); older turns were dropped instead`,
   compactionBreaker: (n: number) => `compaction_circuit_breaker: ${n} consecutive compaction failures`,

@@ -72,8 +72,6 @@ export const REQUEST_TEXTS = {
     `ignored ${d} signal: request ${id} is not pending (pending: ${pending.length ? pending.join(', ') : 'none'})`,
   ambiguous: (d: DecisionKind, pending: string[]) =>
     `ignored ${d} signal: ${pending.length} requests are pending (${pending.join(', ')}); name one with requestId (--request)`,
-  unanswered: (ids: string[]) =>
-    `the run ended while ${ids.length === 1 ? `request ${ids[0]} was` : `requests ${ids.join(', ')} were`} still waiting for a human; see unanswered in the result`,
 } as const;
 
 /** The id of the `n`-th request of a run (1-based): `r1`, `r2`, … */

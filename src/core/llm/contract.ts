@@ -138,3 +138,15 @@ export function decodeHeaderValue(value: string): string {
     return value;
   }
 }
+
+/** What the worker resolves before a run's first call: the endpoints of every model it will use. */
+export interface PrepareInput {
+  workflowId: string;
+  /** Each model the run will call, with who calls it (`agent writer`, `judge`). */
+  models: Array<{ who: string; model: ResolvedModel }>;
+}
+
+/** The worker's answer: the run may start (a refusal is a non-retryable failure instead). */
+export interface PrepareResult {
+  ok: true;
+}

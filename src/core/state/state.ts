@@ -25,7 +25,8 @@ export interface TranscriptStep {
   completionTokens: number;
   text: string;
   at: number;
-  kind?: 'agent' | 'schema_retry';
+  /** Why the agent ran: a wave of the graph, a schema retry, or a completion check's request. */
+  kind?: 'agent' | 'schema_retry' | 'check_retry';
 }
 
 /** Round-scoped state: reset when a round starts (§11.1). */
@@ -36,7 +37,7 @@ export interface RoundState {
   startedActiveMs: number;
   loopCounters: Record<string, number>;
   hashes: Record<string, string[]>;
-  latest: Record<string, { text: string; hash: string }>;
+  latest: TerminationView['latest'];
   verdicts: TerminationView['verdicts'];
   latches: Record<string, true>;
   signals: string[];

@@ -11,7 +11,7 @@ import type { Condition, RunStatus, StopReason, Termination } from './types';
 import type { TerminationView } from './view';
 
 export { describeCondition, describeTermination } from './describe';
-export { allConditions, judgeTargets, latchKey, scoreReaders, stuckWindow, timeoutMs, updateLatches, verdictKey } from './scan';
+export { allConditions, judgeTargets, latchKey, readsLines, scoreReaders, stuckWindow, timeoutMs, updateLatches, verdictKey } from './scan';
 
 /** A decision to stop the round, with the reason the user sees. */
 export interface Stop {
@@ -90,7 +90,7 @@ function matchResult(c: ResultMatches, v: TerminationView): string[] | null {
     } catch {
       return null;
     }
-    if (!re.test(latest.text)) return null;
+    if (!re.test(latest.lines ?? latest.text)) return null;
     parts.push(REASON_TEXTS.matchRegex(c.regex, c.flags ?? ''));
   }
   if (c.scoreGte !== undefined) {

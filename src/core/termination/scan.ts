@@ -105,3 +105,9 @@ export function scoreReaders(t: Termination, edges: readonly Guarded[] = []): st
   }
   return out;
 }
+
+/** Whether a `regex` matcher reads any agent (then results keep their line structure for it). */
+export function readsLines(t: Termination, edges: readonly Guarded[] = []): boolean {
+  for (const c of allConditions(t, edges)) if (c.kind === 'result_matches' && c.regex !== undefined) return true;
+  return false;
+}

@@ -15,8 +15,11 @@ export interface TerminationView {
   loopCounters: Record<string, number>;
   /** Per agent, this round's result hashes, oldest first (bounded to the last few). */
   hashes: Record<string, string[]>;
-  /** Per agent, its latest result of this round (normalized text and hash). */
-  latest: Record<string, { text: string; hash: string }>;
+  /**
+   * Per agent, its latest result of this round: normalized text and hash, and the text with its
+   * line structure kept (`lines`) when a `regex` matcher reads it.
+   */
+  latest: Record<string, { text: string; hash: string; lines?: string }>;
   /** Judge verdicts of this round, keyed by `verdictKey(agent, criteria)`, for the hash they judged. */
   verdicts: Record<string, { hash: string; converged: boolean; reason?: string }>;
   /** Event latches (`text_mention`) that fired this round, keyed by `latchKey(condition)`. */

@@ -34,7 +34,21 @@ export function captureResult(text: string): string {
   return last ?? text;
 }
 
-/** Whitespace runs collapsed to one space, trimmed: the text every matcher and hash reads. */
+/**
+ * The result with its line structure kept, as `regex` matchers read it: CRLF and CR become LF,
+ * trailing spaces and tabs of every line are removed, and so are trailing line breaks, so `^` and `$`
+ * with the `m` flag anchor to lines and `$` alone to the last line.
+ */
+export function lineText(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((line) => line.replace(/[ \t]+$/, ''))
+    .join('\n')
+    .replace(/\n+$/, '');
+}
+
+/** Whitespace runs collapsed to one space, trimmed: the text every other matcher and the hash read. */
 export function normalizeResult(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }

@@ -25,7 +25,7 @@ import {
   type RunState,
   type TranscriptStep,
 } from '../state/state';
-import { captureResult, normalizeResult } from './capture';
+import { captureResult, lineText, normalizeResult } from './capture';
 import type { WaveItem } from './routing';
 
 /** One agent's finished dispatch in a wave. */
@@ -50,6 +50,7 @@ export function recordResult(
   outcome: AgentOutcome,
   now: number,
   kind: NonNullable<TranscriptStep['kind']> = 'agent',
+  options: { keepLines?: boolean } = {},
 ): RecordedResult {
   const { item, result } = outcome;
   const captured = recapText(captureResult(result.text), TEXT_CAP_BYTES);
@@ -60,7 +61,7 @@ export function recordResult(
   state.steps += 1;
   const previous = state.results[item.agent];
   state.results[item.agent] = { text: captured, hash, count: (previous?.count ?? 0) + 1 };
-  round.latest[item.agent] = { text: normalized, hash };
+  round.latest[item.agent] = options.keepLines ? { text: normalized, hash, lines: lineText(captured) } : { text: normalized, hash };
   pushBounded((round.hashes[item.agent] ??= []), hash, stuckWindow(graph.termination, graph.edges) + 1);
   if (kind === 'agent') round.messages += 1;
   round.usage = addUsage(round.usage, result.usage);
