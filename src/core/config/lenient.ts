@@ -1,6 +1,6 @@
 /**
  * A best-effort config for running the graph checks when the schema failed elsewhere, so that
- * "all errors at once" includes graph and condition errors too (SPEC §3). Each schema issue is
+ * "all errors at once" includes graph and condition errors too. Each schema issue is
  * repaired as narrowly as possible, so that one error does not hide its neighbours:
  *
  * - an unknown key is removed; a failing optional section or setting is dropped;

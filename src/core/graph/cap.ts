@@ -1,16 +1,16 @@
 /**
- * The effective hard cap (SPEC §4.5, §11.10): one number that every loop group's counter is held
- * under, per round. A configured `collaboration.max_iterations` is the cap. Without one, the cap
- * comes from what bounds the loops: a `max_iterations: N` condition gives N; a `max_messages: N`
- * condition that can end the run by itself gives enough iterations for N agent results (see
- * {@link iterationsForMessages}); the largest wins. Only a cyclic graph bounded by neither gets
- * {@link DEFAULT_MAX_ITERATIONS} (and warning 6). Pure.
+ * The effective hard cap: one number that every loop group's counter is held under, per round (the
+ * round ends when a counter reaches it). A configured `collaboration.max_iterations` is the cap.
+ * Without one, the cap comes from what bounds the loops: a `max_iterations: N` condition gives N;
+ * a `max_messages: N` condition that can end the run by itself gives enough iterations for N agent
+ * results (see {@link iterationsForMessages}); the largest wins. Only a cyclic graph bounded by
+ * neither gets {@link DEFAULT_MAX_ITERATIONS}, with the "Cycle detected" warning. Pure.
  */
 import type { Condition, Termination } from '../termination/types';
 import { largestMaxIterations } from './condition-walk';
 import { PARENT, type LoopGroup } from './types';
 
-/** Hard cap on a cyclic graph that nothing else bounds (warning 6). */
+/** Hard cap on a cyclic graph that nothing else bounds (the validator warns about it). */
 export const DEFAULT_MAX_ITERATIONS = 3;
 
 type EdgeLike = { from: string; to: string; exit: boolean };
@@ -130,7 +130,7 @@ export interface CapInput {
   shapes: readonly LoopShape[];
 }
 
-/** The cap, and whether it was configured or derived from a condition (false: the default, warning 6). */
+/** The cap, and whether it was configured or derived from a condition (false: the default, which the validator warns about). */
 export interface EffectiveCap {
   cap: number;
   bounded: boolean;

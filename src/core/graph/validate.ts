@@ -19,7 +19,7 @@ export interface GraphValidationInput {
   /** Agent names declared under `agents`. */
   declared: readonly string[];
   loopGroups: readonly LoopGroup[];
-  /** Whether the cap is configured or derived from a condition (else it is the default: warning 6). */
+  /** Whether the cap is configured or derived from a condition (else it is the default, and the cycle warning is due). */
   capSet: boolean;
   /** The effective hard cap (0 on an acyclic graph). */
   cap: number;

@@ -57,6 +57,9 @@ export interface ParsedCondition {
   agents: AgentMention[];
 }
 
+/** A parse before its agent mentions are attached. */
+type Parsed = Omit<ParsedCondition, 'agents'>;
+
 const SIGNAL_CALL = /^\s*([a-z_][a-z0-9_]*)\s*\(\s*(.*?)\s*\)\s*$/;
 
 function isSchemaKey(key: string): key is SchemaKey {
@@ -179,8 +182,6 @@ function build<K extends SchemaKey>(key: K, data: unknown): Parsed {
     }
   }
 }
-
-type Parsed = Omit<ParsedCondition, 'agents'>;
 
 function parseComposite(kind: 'any_of' | 'all_of', value: unknown): ParsedCondition {
   if (!Array.isArray(value)) return { issues: [{ path: [kind], message: PARSE_MESSAGES.notAList(typeName(value)) }], agents: [] };
