@@ -4,7 +4,7 @@ import { loadRoleFile } from '../../src/config-file';
 import { formatIssue } from '../../src/core/config/issues';
 
 const dir = path.join(__dirname, '..', '..', 'examples');
-const MINE = ['review-loop.yaml', 'pipeline.yaml', 'star.yaml', 'custom-flow.yaml', 'hybrid.yaml'];
+const MINE = ['review-loop.yaml', 'pipeline.yaml', 'star.yaml', 'custom-flow.yaml', 'hybrid.yaml', 'round-robin.yaml'];
 const load = (f: string) => loadRoleFile(path.join(dir, f));
 
 describe('examples/', () => {
@@ -50,6 +50,14 @@ describe('examples/', () => {
     expect(g.edges[2]).toEqual({ from: 'coder', to: 'tester', label: 'fix and tests', exit: false });
     expect(g.edges[4]).toMatchObject({ from: 'tester', to: 'coder', when: { kind: 'result_matches', agent: 'tester' } });
     expect(g.loopGroups.map((l) => l.id)).toEqual(['coder,tester']);
+  });
+
+  it('round-robin is AutoGen\'s team of three ending after 10 messages, its cap derived from max_messages', () => {
+    const g = load('round-robin.yaml').graph!;
+    expect(g.topology).toBe('round-robin');
+    expect(g.context).toBe('thread');
+    expect(g.termination).toEqual({ anyOf: [{ kind: 'max_messages', n: 10 }], allOf: [] });
+    expect(g.maxIterations).toBe(4);
   });
 
   it('examples/README.md has a row for each example', () => {

@@ -115,19 +115,45 @@ describe('the lenient stand-in config', () => {
     expect(r.ok).toBe(false);
     const stand = lenientConfig(data, r.ok ? [] : r.issues);
     expect(stand).toEqual({
-      name: 'x',
-      agents: { a: { instructions: '-' }, b: { instructions: 'B' } },
-      collaboration: { flow: ['parent -> a', { from: 'a', to: 'parent' }] },
+      config: {
+        name: 'x',
+        agents: { a: { instructions: '-' }, b: { instructions: 'B' } },
+        collaboration: { flow: ['parent -> a', { from: 'a', to: 'parent' }] },
+      },
+      unreliable: [],
+      partial: false,
     });
     expect(data.collaboration.flow[1]).toEqual({ from: 'a', to: 'parent', exit: 'yes' });
   });
 
-  it('gives up when an edge or the agents map cannot be read', () => {
-    const badEdge = { ...data, collaboration: { flow: [5] } };
+  it('stands in for an unreadable edge or topology entry, marking its place unreliable and the graph partial', () => {
+    const badEdge = { ...data, collaboration: { flow: ['parent -> a', 5, { from: 7, to: 'parent' }] } };
     const r1 = parseWithIssues(RoleConfigSchema, badEdge);
-    expect(lenientConfig(badEdge, r1.ok ? [] : r1.issues)).toBeUndefined();
+    expect(lenientConfig(badEdge, r1.ok ? [] : r1.issues)).toMatchObject({
+      config: { collaboration: { flow: ['parent -> a', '', ''] } },
+      unreliable: [
+        ['collaboration', 'flow', 1],
+        ['collaboration', 'flow', 2],
+      ],
+      partial: true,
+    });
+    const badList = { ...data, collaboration: { topology: 'pipeline', agents: ['a', 3] } };
+    const r2 = parseWithIssues(RoleConfigSchema, badList);
+    expect(lenientConfig(badList, r2.ok ? [] : r2.issues)).toMatchObject({ unreliable: [['collaboration', 'agents', 1]], partial: true });
+  });
+
+  it('drops only the termination list that failed, keeping the other', () => {
+    const emptyAllOf = { ...data, collaboration: { flow: ['parent -> a', 'a -> parent'], termination: { any_of: [{ converged: 'x' }], all_of: [] } } };
+    const r = parseWithIssues(RoleConfigSchema, emptyAllOf);
+    expect(lenientConfig(emptyAllOf, r.ok ? [] : r.issues)?.config.collaboration.termination).toEqual({ any_of: [{ converged: 'x' }] });
+  });
+
+  it('gives up only when the agents map or the collaboration block cannot be read', () => {
     const badAgents = { ...data, agents: [] };
     const r2 = parseWithIssues(RoleConfigSchema, badAgents);
     expect(lenientConfig(badAgents, r2.ok ? [] : r2.issues)).toBeUndefined();
+    const badCollaboration = { ...data, collaboration: 'pipeline' };
+    const r3 = parseWithIssues(RoleConfigSchema, badCollaboration);
+    expect(lenientConfig(badCollaboration, r3.ok ? [] : r3.issues)).toBeUndefined();
   });
 });

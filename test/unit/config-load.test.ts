@@ -169,7 +169,7 @@ collaboration:
     const r = loadRoleConfig(VALID.replace('max_iterations: 5', 'max_iterations: 0'), 'role.yaml');
     expect(r.config).toBeUndefined();
     expect(r.graph).toBeUndefined();
-    expect(r.errors.map(formatIssue)).toEqual(['role.yaml:10:19 collaboration.max_iterations: must be > 0']);
+    expect(r.errors.map(formatIssue)).toEqual(['role.yaml:10:19 collaboration.max_iterations: must be an integer >= 1']);
   });
 
   it('uses the file name it is given', () => {
@@ -191,6 +191,118 @@ describe('warnings are separate from errors and located too', () => {
   it('locates an orphan agent at its key', () => {
     expect(locatedWarnings(VALID.replace('agents:\n  writer:', 'agents:\n  editor:\n    instructions: edit\n  writer:'))).toEqual([
       'role.yaml:3:3 agents.editor: Orphan agent "editor" is not referenced in any edge',
+    ]);
+  });
+});
+
+describe('one error does not hide another: every error of a file at once', () => {
+  const role = (collaboration: string) => `name: demo
+agents:
+  writer: { instructions: w }
+  critic: { instructions: c }
+collaboration:
+${collaboration}`;
+
+  it('an empty all_of does not hide the errors of its any_of sibling', () => {
+    const text = role(`  topology: review-loop
+  agents: [writer, critic]
+  max_iterations: 5
+  termination:
+    any_of:
+      - stuk: { repeats: 2 }
+      - converged: critc
+    all_of: []
+`);
+    expect(located(text)).toEqual([
+      'role.yaml:11:9 collaboration.termination.any_of[0].stuk: unknown condition "stuk" (did you mean "stuck"?)',
+      'role.yaml:12:20 collaboration.termination.any_of[1].converged.agent: termination converged references unknown agent "critc"',
+      'role.yaml:13:13 collaboration.termination.all_of: must list at least one condition',
+    ]);
+  });
+
+  it('a condition the schema rejects in part still has its agent checked, nested and multi-key items too', () => {
+    const text = role(`  topology: review-loop
+  agents: [writer, critic]
+  max_iterations: 5
+  termination:
+    any_of:
+      - result_matches: { agent: critc, score_gte: "high" }
+      - any_of: [ { stuck: { repeats: 1 } }, { converged: writr } ]
+      - { converged: critc, max_iterations: 3 }
+`);
+    expect(located(text)).toEqual([
+      'role.yaml:11:34 collaboration.termination.any_of[0].result_matches.agent: termination result_matches references unknown agent "critc"',
+      'role.yaml:11:52 collaboration.termination.any_of[0].result_matches.score_gte: expected number, got string',
+      'role.yaml:12:39 collaboration.termination.any_of[1].any_of[0].stuck.repeats: must be an integer >= 2',
+      'role.yaml:12:59 collaboration.termination.any_of[1].any_of[1].converged.agent: termination converged references unknown agent "writr"',
+      'role.yaml:13:9 collaboration.termination.any_of[2]: a condition has exactly one key, got 2 (converged, max_iterations); put each condition in its own list item',
+      'role.yaml:13:22 collaboration.termination.any_of[2].converged.agent: termination converged references unknown agent "critc"',
+    ]);
+  });
+
+  it('a bad when guard or exit flag does not hide the edge: its endpoints and the guard agent are checked', () => {
+    const text = role(`  flow:
+    - parent -> writer
+    - { from: writr, to: critic, when: { result_matches: { agent: critc, score_gte: high } } }
+    - { from: critic, to: writer, exit: true }
+    - critic -> parent
+`);
+    expect(located(text)).toEqual([
+      'role.yaml:8:15 collaboration.flow[1].from: Edge references unknown agent "writr" in "from" field',
+      'role.yaml:8:67 collaboration.flow[1].when.result_matches.agent: when result_matches references unknown agent "critc"',
+      'role.yaml:8:85 collaboration.flow[1].when.result_matches.score_gte: expected number, got string',
+      'role.yaml:9:41 collaboration.flow[2].exit: exit: true is only allowed on an edge to parent ("writer" is an agent)',
+    ]);
+  });
+
+  it('an unreadable flow item or topology entry does not hide the other errors, nor the guard of a replaced duplicate edge', () => {
+    const text = role(`  topology: review-loop
+  agents: [writer, 5]
+  flow:
+    - { from: 5, to: parent }
+    - { from: critic, to: writer, when: { converged: ghost } }
+    - { from: critic, to: writer, when: { converged: critic } }
+  termination:
+    any_of:
+      - converged: critc
+`);
+    expect(located(text)).toEqual([
+      'role.yaml:7:20 collaboration.agents[1]: expected string, got number',
+      'role.yaml:9:15 collaboration.flow[0].from: expected string, got number',
+      'role.yaml:10:54 collaboration.flow[1].when.converged.agent: when converged references unknown agent "ghost"',
+      'role.yaml:14:20 collaboration.termination.any_of[0].converged.agent: termination converged references unknown agent "critc"',
+    ]);
+  });
+
+  it('a flow or topology of the wrong type does not hide condition and agent-list errors, nor invent "no edges"', () => {
+    expect(located(role(`  flow: "parent -> writer"\n  termination:\n    any_of:\n      - converged: critc\n`))).toEqual([
+      'role.yaml:6:9 collaboration.flow: expected array, got string',
+      'role.yaml:9:20 collaboration.termination.any_of[0].converged.agent: termination converged references unknown agent "critc"',
+    ]);
+    expect(located(role(`  topology: 5\n  agents: [writer, critc]\n  termination:\n    any_of:\n      - converged: critc\n`))).toEqual([
+      'role.yaml:6:13 collaboration.topology: expected string, got number',
+      'role.yaml:7:20 collaboration.agents[1]: unknown agent "critc": declare it under agents',
+      'role.yaml:10:20 collaboration.termination.any_of[0].converged.agent: termination converged references unknown agent "critc"',
+    ]);
+  });
+});
+
+describe('caps and matchers rolebox accepted silently are located errors', () => {
+  it('a cap is an integer >= 1, in collaboration.max_iterations and in a max_iterations condition', () => {
+    expect(located(VALID.replace('max_iterations: 5', 'max_iterations: 2.5'))).toEqual([
+      'role.yaml:10:19 collaboration.max_iterations: must be an integer >= 1',
+    ]);
+    expect(located(VALID.replace('max_iterations: 5', 'max_iterations: -1'))).toEqual([
+      'role.yaml:10:19 collaboration.max_iterations: must be an integer >= 1',
+    ]);
+    expect(located(VALID.replace('      - result_matches: { agent: critic, score_gte: 85 }', '      - max_iterations: 0'))).toEqual([
+      'role.yaml:13:25 collaboration.termination.any_of[0].max_iterations: must be an integer >= 1',
+    ]);
+  });
+
+  it('a result_matches with no matcher is an error at the condition: it could never hold', () => {
+    expect(located(VALID.replace('{ agent: critic, score_gte: 85 }', '{ agent: critic }'))).toEqual([
+      'role.yaml:13:25 collaboration.termination.any_of[0].result_matches: needs at least one of contains, regex, score_gte, no_changes (without one it could never hold)',
     ]);
   });
 });

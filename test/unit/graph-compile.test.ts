@@ -53,13 +53,15 @@ describe('the effective hard cap (§4.5, cases 16, 21)', () => {
     expect(loadRole({ topology: 'pipeline', agents: ['a', 'b'], max_iterations: 5 }).graph?.maxIterations).toBe(5);
   });
 
-  it('rejects 0 and negative caps (rolebox clamped them to 0)', () => {
-    expect(errorMessages(loadRole({ topology: 'review-loop', agents: ['a', 'b'], max_iterations: 0 }))).toEqual(['must be > 0']);
-    expect(errorMessages(loadRole({ topology: 'review-loop', agents: ['a', 'b'], max_iterations: -5 }))).toEqual(['must be > 0']);
+  it('rejects 0, negative and fractional caps (rolebox clamped them to 0)', () => {
+    for (const bad of [0, -5, 2.5]) {
+      expect(errorMessages(loadRole({ topology: 'review-loop', agents: ['a', 'b'], max_iterations: bad }))).toEqual(['must be an integer >= 1']);
+    }
   });
 
   it('a cyclic flow without any max_iterations defaults to 3 and warns', () => {
-    const r = loadRole({ flow: ['parent -> a', 'a -> b', 'b -> a', 'b -> parent'] });
+    const guardedExit = { from: 'b', to: 'parent', when: { result_matches: { agent: 'b', contains: 'OK' } } };
+    const r = loadRole({ flow: ['parent -> a', 'a -> b', 'b -> a', guardedExit] });
     expect(r.graph?.maxIterations).toBe(3);
     expect(warningMessages(r)).toEqual([CYCLE_WARNING]);
   });

@@ -1,3 +1,4 @@
+import { formatIssue, loadRoleConfig } from '../../src/core/config/load';
 import { validateGraph } from '../../src/core/graph/validate';
 import type { EdgeDraft } from '../../src/core/graph/edges';
 import { errorMessages, loadRole, warningMessages } from './fixtures/role-yaml';
@@ -34,13 +35,22 @@ describe('rolebox checks 1–3 are errors, all reported at once (case 24)', () =
 });
 
 describe('a partly unreadable graph', () => {
-  it('reports the unreadable edge but not the whole-graph errors it would cause', () => {
+  it('reports an unreadable edge but not the whole-graph errors its absence would cause', () => {
+    const r = loadRole({ flow: ['parent -> a', 'a => parent', 'a -> ghost'] }, ['a', 'b']);
+    expect(errorMessages(r)).toEqual([
+      'malformed edge "a => parent": expected "from -> to" or "from -> to: label"',
+      'Edge references unknown agent "ghost" in "to" field',
+    ]);
+    expect(r.warnings).toEqual([]);
+  });
+
+  it('keeps an object edge whose when guard is wrong, so the graph is still checked as a whole', () => {
     const r = loadRole({ flow: ['parent -> a', { from: 'a', to: 'parent', when: { stuk: 2 } }, 'a -> ghost'] }, ['a', 'b']);
     expect(errorMessages(r)).toEqual([
       'unknown condition "stuk" (did you mean "stuck"?)',
       'Edge references unknown agent "ghost" in "to" field',
     ]);
-    expect(r.warnings).toEqual([]);
+    expect(warningMessages(r)).toEqual(['Orphan agent "b" is not referenced in any edge']);
   });
 });
 
@@ -60,7 +70,7 @@ describe('rolebox checks 4–6 are warnings with the exact messages (cases 25–
   });
 
   it('warns about a cycle only when no max_iterations is set anywhere', () => {
-    const cyclic = ['parent -> a', 'a -> b', 'b -> a', 'b -> parent'];
+    const cyclic = ['parent -> a', 'a -> b', 'b -> a', { from: 'b', to: 'parent', when: { result_matches: { agent: 'b', contains: 'OK' } } }];
     expect(warningMessages(loadRole({ flow: cyclic }))).toEqual(['Cycle detected in graph but maxIterations is not set, defaulting to 3']);
     expect(warningMessages(loadRole({ flow: cyclic, max_iterations: 5 }))).toEqual([]);
     expect(warningMessages(loadRole({ flow: cyclic, termination: { any_of: [{ max_iterations: 4 }] } }))).toEqual([]);
@@ -200,5 +210,68 @@ describe("troupe's own warnings", () => {
       agents: { a: { instructions: 'A', tools: ['goal'] } },
     });
     expect(yaml.warnings).toEqual([]);
+  });
+});
+
+describe('dead exits: an unguarded exit beside an unguarded forward edge is never taken', () => {
+  const role = (collaboration: string) => `name: demo
+agents:
+  writer: { instructions: w }
+  critic: { instructions: c }
+collaboration:
+${collaboration}`;
+  const warned = (text: string) => loadRoleConfig(text, 'role.yaml').warnings.map(formatIssue);
+
+  it('warns at a flow exit edge and suggests guarding it with the termination condition that reads the agent', () => {
+    const text = role(`  flow:
+    - parent -> writer
+    - writer -> critic
+    - critic -> writer
+    - critic -> parent
+  max_iterations: 4
+  termination:
+    any_of:
+      - max_messages: 20
+      - result_matches: { agent: critic, score_gte: 85 }
+`);
+    expect(warned(text)).toEqual([
+      'role.yaml:10:7 collaboration.flow[3]: the exit edge "critic -> parent" is never taken: routing always follows the unguarded edge "critic -> writer" instead; guard the exit with the termination condition that reads critic (when: { result_matches: { agent: critic, score_gte: 85 } }) so the run exits when it holds',
+    ]);
+  });
+
+  it('without a condition that reads the agent, suggests a concrete when guard', () => {
+    const r = loadRole({ flow: ['parent -> a', 'a -> b', 'b -> a', 'b -> parent'], max_iterations: 3, termination: { any_of: [{ text_mention: { text: 'DONE', sources: ['a'] } }] } });
+    expect(warningMessages(r)).toEqual([
+      'the exit edge "b -> parent" is never taken: routing always follows the unguarded edge "b -> a" instead; guard the exit so it can be taken, e.g. when: { result_matches: { agent: b, contains: APPROVED } }',
+    ]);
+    const mention = loadRole({ flow: ['parent -> a', 'a -> b', 'b -> a', 'b -> parent'], max_iterations: 3, termination: { any_of: [{ text_mention: { text: 'LGTM', sources: ['b'] } }] } });
+    expect(warningMessages(mention)[0]).toMatch(/reads b \(when: \{ text_mention: \{ text: LGTM, sources: \[b\] \} \}\)/);
+  });
+
+  it('the review-loop and round-robin topologies alone do not warn: their loops end by conditions and the cap', () => {
+    expect(loadRole({ topology: 'review-loop', agents: ['a', 'b'], max_iterations: 3 }).warnings).toEqual([]);
+    expect(loadRole({ topology: 'round-robin', agents: ['a', 'b', 'c'], max_iterations: 3 }, ['a', 'b', 'c']).warnings).toEqual([]);
+    expect(loadRole({ topology: 'review-loop', agents: ['a'], max_iterations: 3 }, ['a']).warnings).toEqual([]);
+  });
+
+  it('a topology pair warns once a flow edge takes part: a relabelled exit (at the flow item) or a new forward edge (at the topology)', () => {
+    const relabelled = loadRoleConfig(
+      role('  topology: review-loop\n  agents: [writer, critic]\n  max_iterations: 3\n  flow:\n    - "critic -> parent: done"\n  termination:\n    any_of: [ { converged: critic } ]\n'),
+      'role.yaml',
+    );
+    expect(relabelled.warnings.map(formatIssue)).toEqual([
+      'role.yaml:10:7 collaboration.flow[0]: the exit edge "critic -> parent" is never taken: routing always follows the unguarded edge "critic -> writer" instead; guard the exit with the termination condition that reads critic (when: { converged: critic }) so the run exits when it holds',
+    ]);
+    const added = loadRole({ topology: 'review-loop', agents: ['a', 'b'], max_iterations: 3, flow: ['b -> c', 'c -> parent'] }, ['a', 'b', 'c']);
+    expect(added.warnings.map(formatIssue)).toEqual([
+      'role.yaml:10:13 collaboration.topology: the exit edge "b -> parent" is never taken: routing always follows the unguarded edge "b -> a" instead; guard the exit so it can be taken, e.g. when: { result_matches: { agent: b, contains: APPROVED } }',
+    ]);
+  });
+
+  it('does not warn when the exit is guarded, when every forward edge is guarded, or when the guard could not be read', () => {
+    const guard = { result_matches: { agent: 'b', contains: 'OK' } };
+    expect(loadRole({ flow: ['parent -> a', 'a -> b', 'b -> a', { from: 'b', to: 'parent', when: guard }], max_iterations: 3 }).warnings).toEqual([]);
+    expect(loadRole({ flow: ['parent -> a', 'a -> b', { from: 'b', to: 'a', when: guard }, 'b -> parent'], max_iterations: 3 }).warnings).toEqual([]);
+    expect(warningMessages(loadRole({ flow: ['parent -> a', 'a -> b', 'b -> a', { from: 'b', to: 'parent', when: { stuk: 1 } }], max_iterations: 3 }))).toEqual([]);
   });
 });

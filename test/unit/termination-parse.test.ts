@@ -102,10 +102,13 @@ describe('condition errors (troupe reports what rolebox skipped)', () => {
     expect(issues('signal_observed("answer")')).toEqual([{ path: [], message: 'must match [a-z][a-z0-9_]*' }]);
   });
 
-  it('rejects stuck.repeats below 2 and non-integer counts', () => {
+  it('rejects stuck.repeats below 2 and non-integer counts; a max_iterations cap is an integer >= 1', () => {
     expect(issues({ stuck: { repeats: 1 } })).toEqual([{ path: ['stuck', 'repeats'], message: 'must be an integer >= 2' }]);
-    expect(issues({ max_iterations: 0 })).toEqual([{ path: ['max_iterations'], message: 'must be > 0' }]);
-    expect(issues({ max_iterations: 2.5 })).toEqual([{ path: ['max_iterations'], message: 'expected integer, got 2.5' }]);
+    expect(issues({ stuck: { repeats: 2.5 } })).toEqual([{ path: ['stuck', 'repeats'], message: 'must be an integer >= 2' }]);
+    expect(issues({ max_iterations: 0 })).toEqual([{ path: ['max_iterations'], message: 'must be an integer >= 1' }]);
+    expect(issues({ max_iterations: -2 })).toEqual([{ path: ['max_iterations'], message: 'must be an integer >= 1' }]);
+    expect(issues({ max_iterations: 2.5 })).toEqual([{ path: ['max_iterations'], message: 'must be an integer >= 1' }]);
+    expect(issues({ max_iterations: '3' })).toEqual([{ path: ['max_iterations'], message: 'expected number, got string' }]);
     expect(issues({ timeout_ms: '1m' })).toEqual([{ path: ['timeout_ms'], message: 'expected number, got string' }]);
   });
 
@@ -129,9 +132,9 @@ describe('condition errors (troupe reports what rolebox skipped)', () => {
     ]);
   });
 
-  it('needs at least one matcher in result_matches, and reports unknown keys inside it with a hint', () => {
+  it('needs at least one matcher in result_matches (rolebox accepted none, and it never held), and reports unknown keys inside it with a hint', () => {
     expect(issues({ result_matches: { agent: 'a' } })).toEqual([
-      { path: ['result_matches'], message: 'needs at least one of contains, regex, score_gte, no_changes' },
+      { path: ['result_matches'], message: 'needs at least one of contains, regex, score_gte, no_changes (without one it could never hold)' },
     ]);
     expect(issues({ result_matches: { agent: 'a', score_gt: 80 } })).toContainEqual({
       path: ['result_matches', 'score_gt'],
@@ -157,6 +160,40 @@ describe('condition errors (troupe reports what rolebox skipped)', () => {
     const r = parseConditionList([{ max_iterations: 5 }, { unknown_future_cond: {} }, { stuck: { repeats: 2 } }]);
     expect(r.conditions).toEqual([{ kind: 'max_iterations', n: 5 }, { kind: 'stuck', repeats: 2 }]);
     expect(r.issues).toEqual([{ path: [1, 'unknown_future_cond'], message: 'unknown condition "unknown_future_cond"', at: 'key' }]);
+  });
+});
+
+describe('the agents an item names are read even when the item is invalid', () => {
+  const named = (item: unknown) => parseCondition(item).agents.map((m) => [m.kind, m.agent, m.path, m.item]);
+
+  it('reads converged (both forms), result_matches, stuck and text_mention sources, trimmed', () => {
+    expect(named({ converged: ' critic ' })).toEqual([['converged', 'critic', ['converged', 'agent'], []]]);
+    expect(named({ converged: { agent: 'critic', criteria: 'done' } })).toEqual([['converged', 'critic', ['converged', 'agent'], []]]);
+    expect(named({ stuck: { repeats: 2, agent: 'w' } })).toEqual([['stuck', 'w', ['stuck', 'agent'], []]]);
+    expect(named({ text_mention: { text: 'DONE', sources: ['a', 'b'] } })).toEqual([
+      ['text_mention', 'a', ['text_mention', 'sources', 0], []],
+      ['text_mention', 'b', ['text_mention', 'sources', 1], []],
+    ]);
+    expect(named({ max_messages: 3 })).toEqual([]);
+  });
+
+  it('reads them from an item the schema rejects, from nested items beside a failing sibling, and from each key of a multi-key item', () => {
+    const r = parseCondition({ result_matches: { agent: 'critc', score_gte: 'high' } });
+    expect(r.condition).toBeUndefined();
+    expect(r.agents).toEqual([{ kind: 'result_matches', agent: 'critc', path: ['result_matches', 'agent'], item: [] }]);
+    expect(named({ any_of: [{ stuk: 1 }, { all_of: [{ converged: 'x' }] }] })).toEqual([
+      ['converged', 'x', ['any_of', 1, 'all_of', 0, 'converged', 'agent'], ['any_of', 1, 'all_of', 0]],
+    ]);
+    expect(named({ converged: 'a', stuck: { repeats: 1, agent: 'b' } })).toEqual([
+      ['converged', 'a', ['converged', 'agent'], []],
+      ['stuck', 'b', ['stuck', 'agent'], []],
+    ]);
+  });
+
+  it('skips values that are not names (their type errors are reported instead)', () => {
+    expect(named({ converged: 42 })).toEqual([]);
+    expect(named({ converged: '' })).toEqual([]);
+    expect(named({ text_mention: { text: 'x', sources: [1, 'ok'] } })).toEqual([['text_mention', 'ok', ['text_mention', 'sources', 1], []]]);
   });
 });
 

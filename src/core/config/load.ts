@@ -6,7 +6,7 @@
 import { isAlias, LineCounter, parseDocument, visit, type Document, type YAMLError } from 'yaml';
 import { compileRole } from '../graph/compile';
 import type { CompiledGraph } from '../graph/types';
-import { formatPath, type ConfigIssue, type PathIssue } from './issues';
+import { formatPath, type ConfigIssue, type Path, type PathIssue } from './issues';
 import { lenientConfig } from './lenient';
 import { locate, positionOf } from './locate';
 import { CONFIG_MESSAGES as M } from './messages';
@@ -59,7 +59,11 @@ function unresolvedAlias(doc: Document): { offset: number; name: string } | unde
 }
 
 /** Graph checks that depend on sections the lenient pass may have dropped. */
-const LENIENT_UNRELIABLE = new Set(['budget']);
+const LENIENT_UNRELIABLE: Path[] = [['budget']];
+
+function isUnder(path: Path, prefixes: readonly Path[]): boolean {
+  return prefixes.some((p) => p.length <= path.length && p.every((seg, i) => path[i] === seg));
+}
 
 /** Parse, validate and compile a role.yaml. Never throws. */
 export function loadRoleConfig(text: string, file: string): LoadResult {
@@ -85,7 +89,8 @@ export function loadRoleConfig(text: string, file: string): LoadResult {
     const errors = parsed.issues.map(located);
     const standIn = lenientConfig(data, parsed.issues);
     if (standIn) {
-      const graphErrors = compileRole(standIn).errors.filter((i) => !LENIENT_UNRELIABLE.has(String(i.path[0])));
+      const unreliable = [...LENIENT_UNRELIABLE, ...standIn.unreliable];
+      const graphErrors = compileRole(standIn.config, { partial: standIn.partial }).errors.filter((i) => !isUnder(i.path, unreliable));
       errors.push(...graphErrors.map(located));
     }
     return finish({ errors, warnings: yamlWarnings });

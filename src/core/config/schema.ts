@@ -4,6 +4,7 @@
  * compiled graph, indirectly by the workflow.
  */
 import { z } from 'zod';
+import { CONFIG_MESSAGES as M } from './messages';
 
 /** Agent and graph names: `[a-z0-9][a-z0-9-]*` for the role name; agents keep rolebox's edge-name rule. */
 export const ROLE_NAME_RE = /^[a-z0-9][a-z0-9-]*$/;
@@ -13,6 +14,11 @@ export const AGENT_NAME_RE = /^[^\s>:]+$/;
 export const SIGNAL_TYPE_RE = /^[a-z][a-z0-9_]*$/;
 
 const positiveInt = z.number().int().positive();
+/**
+ * A loop cap (`collaboration.max_iterations`, the `max_iterations` condition): a whole number of
+ * iterations, at least 1. rolebox clamped 0 and negatives to 0, which capped the first revisit.
+ */
+const loopCap = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1));
 
 export const ModelSchema = z.strictObject({
   name: z.string().min(1).optional(),
@@ -55,7 +61,7 @@ export const EdgeSchema = z.union([z.string(), EdgeObjectSchema]);
  * exactly one of these keys (or the string `signal_observed(type)`); `any_of`/`all_of` nest.
  */
 export const CONDITION_SCHEMAS = {
-  max_iterations: positiveInt,
+  max_iterations: loopCap,
   timeout_ms: positiveInt,
   converged: z.union([
     z.string().min(1),
@@ -68,7 +74,7 @@ export const CONDITION_SCHEMAS = {
       regex: z.string().min(1).optional(),
       flags: z
         .string()
-        .regex(/^[imsu]*$/, 'may use only the flags i, m, s, u')
+        .regex(/^[imsu]*$/, M.regexFlags)
         .optional(),
       score_gte: z.number().optional(),
       no_changes: z.boolean().optional(),
@@ -79,13 +85,13 @@ export const CONDITION_SCHEMAS = {
         m.regex !== undefined ||
         m.score_gte !== undefined ||
         m.no_changes !== undefined,
-      { message: 'needs at least one of contains, regex, score_gte, no_changes' },
+      { message: M.resultMatchesNeedsMatcher },
     ),
   stuck: z.strictObject({
-    repeats: z.number().int().min(2, 'must be an integer >= 2'),
+    repeats: z.number().int(M.integerAtLeast(2)).min(2, M.integerAtLeast(2)),
     agent: z.string().min(1).optional(),
   }),
-  signal_observed: z.string().regex(SIGNAL_TYPE_RE, 'must match [a-z][a-z0-9_]*'),
+  signal_observed: z.string().regex(SIGNAL_TYPE_RE, M.signalType),
   max_messages: positiveInt,
   text_mention: z.union([
     z.string().min(1),
@@ -102,7 +108,7 @@ export const CONDITION_SCHEMAS = {
         t.max_total_tokens !== undefined ||
         t.max_prompt_tokens !== undefined ||
         t.max_completion_tokens !== undefined,
-      { message: 'needs at least one of max_total_tokens, max_prompt_tokens, max_completion_tokens' },
+      { message: M.tokenUsageNeedsLimit },
     ),
 } as const;
 
@@ -118,7 +124,7 @@ export const CollaborationSchema = z.strictObject({
   topology: z.string().min(1).optional(),
   agents: z.array(z.string().min(1)).optional(),
   flow: z.array(EdgeSchema).optional(),
-  max_iterations: positiveInt.optional(),
+  max_iterations: loopCap.optional(),
   context: z.enum(['inbox', 'thread']).optional(),
   termination: TerminationSchema.optional(),
 });

@@ -8,7 +8,8 @@ import type { RoleConfig } from '../config/schema';
 import { prefixIssues, type PathIssue } from '../config/issues';
 import { parseCondition } from '../termination/parse';
 import type { Condition, Termination } from '../termination/types';
-import { largestMaxIterations, usesJudge, type LocatedCondition } from './condition-walk';
+import { effectiveCap, iterationsForMessagesInAll, loopShape } from './cap';
+import { locateParsed, usesJudge, type LocatedCondition } from './condition-walk';
 import { edgePath, parseFlowEdge, type EdgeDraft } from './edges';
 import { findLoopGroups, nodesInOrder } from './loops';
 import { mergeEdges } from './merge';
@@ -19,14 +20,22 @@ import { PARENT, type CompiledGraph, type Edge } from './types';
 import { validateConfig } from './validate-config';
 import { validateGraph } from './validate';
 
-/** Hard cap on a cyclic graph when no `max_iterations` is set anywhere (§4.5, warning 6). */
-export const DEFAULT_MAX_ITERATIONS = 3;
+export { DEFAULT_MAX_ITERATIONS } from './cap';
 
 /** Result of compiling: the graph when there are no errors, and path-located issues. */
 export interface CompileResult {
   graph?: CompiledGraph;
   errors: PathIssue[];
   warnings: PathIssue[];
+}
+
+/** How to compile. */
+export interface CompileOptions {
+  /**
+   * Some of the graph's edges were left out before compiling (the loader's stand-in config for a
+   * file that failed the schema): skip the checks that need the whole graph, which would mislead.
+   */
+  partial?: boolean;
 }
 
 function compileTermination(t: RoleConfig['collaboration']['termination'], errors: PathIssue[]): { termination: Termination; located: LocatedCondition[] } {
@@ -37,30 +46,32 @@ function compileTermination(t: RoleConfig['collaboration']['termination'], error
       const path = ['collaboration', 'termination', key, i];
       const r = parseCondition(item);
       errors.push(...prefixIssues(path, r.issues));
-      if (!r.condition) return;
-      lists[key].push(r.condition);
-      located.push({ condition: r.condition, path, scope: 'termination', inAllOf: key === 'all_of' });
+      located.push(locateParsed(r, path, 'termination', key === 'all_of'));
+      if (r.condition) lists[key].push(r.condition);
     });
   }
   return { termination: { anyOf: lists.any_of, allOf: lists.all_of }, located };
 }
 
-function flowEdges(c: RoleConfig['collaboration'], errors: PathIssue[]): EdgeDraft[] {
-  const out: EdgeDraft[] = [];
+/** The flow's edges and the `when` guards of every flow item (replaced duplicates included). */
+function flowEdges(c: RoleConfig['collaboration'], errors: PathIssue[]): { edges: EdgeDraft[]; guards: LocatedCondition[] } {
+  const edges: EdgeDraft[] = [];
+  const guards: LocatedCondition[] = [];
   (c.flow ?? []).forEach((raw, i) => {
     const r = parseFlowEdge(raw, i);
     errors.push(...r.issues);
-    if (r.edge) out.push(r.edge);
+    if (r.edge) edges.push(r.edge);
+    if (r.guard) guards.push(r.guard);
   });
-  return out;
+  return { edges, guards };
 }
 
-function toEdge({ source: _source, ...edge }: EdgeDraft): Edge {
+function toEdge({ source: _source, whenInvalid: _whenInvalid, ...edge }: EdgeDraft): Edge {
   return edge;
 }
 
 /** Compile a schema-valid config. Never throws. */
-export function compileRole(config: RoleConfig): CompileResult {
+export function compileRole(config: RoleConfig, options: CompileOptions = {}): CompileResult {
   const errors: PathIssue[] = [];
   const warnings: PathIssue[] = [];
   const c = config.collaboration;
@@ -70,35 +81,34 @@ export function compileRole(config: RoleConfig): CompileResult {
   const template = topologyEdges(c, declared);
   errors.push(...template.errors);
   warnings.push(...template.warnings);
-  const flow = flowEdges(c, errors);
+  const { edges: flow, guards } = flowEdges(c, errors);
   const merged = mergeEdges(template.edges, flow);
   for (const { earlier, later } of merged.replaced) {
     if (earlier.source.kind === 'flow') warnings.push({ path: edgePath(later.source), message: M.duplicateEdge(later.from, later.to) });
   }
   const drafts = merged.edges;
-  if (drafts.length === 0 && template.errors.length === 0 && flow.length === (c.flow ?? []).length) {
+  const partial = options.partial === true || template.failed || flow.length < (c.flow ?? []).length;
+  if (drafts.length === 0 && template.errors.length === 0 && !partial) {
     errors.push({ path: ['collaboration'], message: M.noEdges, at: 'key' });
   }
 
   const { termination, located } = compileTermination(c.termination, errors);
-  drafts.forEach((e) => {
-    if (e.when && e.source.kind === 'flow') {
-      located.push({ condition: e.when, path: [...edgePath(e.source), 'when'], scope: 'when', inAllOf: false });
-    }
-  });
+  located.push(...guards);
 
   const edges = drafts.map(toEdge);
   const loopGroups = findLoopGroups(edges);
-  const largest = largestMaxIterations([...termination.anyOf, ...termination.allOf]);
-  const maxIterations = c.max_iterations ?? (loopGroups.length > 0 ? largest ?? DEFAULT_MAX_ITERATIONS : 0);
+  const shapes = loopGroups.map((g) => loopShape(g, edges, config.approval?.before_exit ?? false));
+  const { cap: maxIterations, bounded } = effectiveCap({ configured: c.max_iterations, termination, loopGroups, shapes });
   const graphIssues = validateGraph({
     edges: drafts,
     declared: declaredList,
     loopGroups,
-    capSet: c.max_iterations !== undefined || largest !== undefined,
+    capSet: bounded,
     cap: loopGroups.length > 0 ? maxIterations : 0,
+    iterationsForMessages: (n) => iterationsForMessagesInAll(n, shapes),
     conditions: located,
-    partial: template.failed || flow.length < (c.flow ?? []).length,
+    raw: config,
+    partial,
   });
   errors.push(...graphIssues.errors);
   warnings.push(...graphIssues.warnings);
@@ -110,7 +120,7 @@ export function compileRole(config: RoleConfig): CompileResult {
     agents: settings.agents,
     nodes,
     judge: settings.judge.model,
-    usesJudge: usesJudge(located.map((l) => l.condition)),
+    usesJudge: usesJudge(located.flatMap((l) => (l.condition ? [l.condition] : []))),
   });
   errors.push(...configIssues.errors);
   warnings.push(...configIssues.warnings);

@@ -2,11 +2,13 @@
  * Edge parsing (SPEC §4.2, §11.9): the string form `"a -> b: label"` (rolebox's regex) and the
  * object form `{from, to, label?, exit?, when?}`. `exit` is true exactly for edges to parent; a
  * malformed edge is an error (rolebox skipped it). Each edge remembers where it came from so the
- * validator can point at it in the YAML. Pure.
+ * validator can point at it in the YAML. An object edge whose `exit` or `when` is wrong is still
+ * returned beside its errors, so that its endpoints and the rest of the graph are checked too. Pure.
  */
 import type { EdgeConfig } from '../config/schema';
 import { prefixIssues, type Path, type PathIssue } from '../config/issues';
 import { parseCondition } from '../termination/parse';
+import { locateParsed, type LocatedCondition } from './condition-walk';
 import { GRAPH_MESSAGES as M } from './messages';
 import { PARENT, type Edge } from './types';
 
@@ -21,6 +23,8 @@ export type EdgeSource =
 /** An edge before compilation, with its origin. */
 export interface EdgeDraft extends Edge {
   source: EdgeSource;
+  /** Its `when` could not be read (the errors say why): it is guarded, by something unknown. */
+  whenInvalid?: true;
 }
 
 /** Base path of `collaboration.flow[i]`. */
@@ -57,8 +61,15 @@ export function parseEdgeString(s: string): { from: string; to: string; label?: 
   return { from: m[1], to: m[2], ...(label ? { label } : {}) };
 }
 
+/** One parsed `flow` item: the edge when its ends are known, its issues, and its `when` guard located. */
+export interface ParsedFlowEdge {
+  edge?: EdgeDraft;
+  issues: PathIssue[];
+  guard?: LocatedCondition;
+}
+
 /** Parse one `flow` item (already shape-checked by the schema). Issues have absolute paths. */
-export function parseFlowEdge(raw: EdgeConfig, index: number): { edge?: EdgeDraft; issues: PathIssue[] } {
+export function parseFlowEdge(raw: EdgeConfig, index: number): ParsedFlowEdge {
   const base = flowPath(index);
   if (typeof raw === 'string') {
     const p = parseEdgeString(raw);
@@ -68,25 +79,26 @@ export function parseFlowEdge(raw: EdgeConfig, index: number): { edge?: EdgeDraf
   }
   const issues: PathIssue[] = [];
   const toParent = raw.to === PARENT;
-  if (raw.from === PARENT && toParent) issues.push({ path: base, message: M.parentToParent });
   if (raw.exit === true && !toParent) issues.push({ path: [...base, 'exit'], message: M.exitToAgent(raw.to) });
   if (raw.exit === false && toParent) issues.push({ path: [...base, 'exit'], message: M.notExitToParent });
-  let when: Edge['when'];
+  let guard: LocatedCondition | undefined;
   if (raw.when !== undefined) {
     if (raw.from === PARENT) issues.push({ path: [...base, 'when'], message: M.whenOnEntry, at: 'key' });
     const parsed = parseCondition(raw.when);
     issues.push(...prefixIssues([...base, 'when'], parsed.issues));
-    when = parsed.condition;
+    guard = locateParsed(parsed, [...base, 'when'], 'when');
   }
-  if (issues.length) return { issues };
+  if (raw.from === PARENT && toParent) return { issues: [{ path: base, message: M.parentToParent }, ...issues], ...(guard && { guard }) };
   const label = raw.label?.trim();
+  const when = raw.from === PARENT ? undefined : guard?.condition;
   const edge: EdgeDraft = {
     from: raw.from,
     to: raw.to,
     ...(label ? { label } : {}),
     exit: toParent,
     ...(when ? { when } : {}),
+    ...(guard && !guard.condition && raw.from !== PARENT ? { whenInvalid: true as const } : {}),
     source: { kind: 'flow', index, form: 'object' },
   };
-  return { edge, issues: [] };
+  return { edge, issues, ...(guard && { guard }) };
 }

@@ -39,6 +39,13 @@ export const GRAPH_MESSAGES = {
     `agent "${name}" is reached from parent by paths of different lengths (${lengths.join(', ')} edges), so it runs once per wave that reaches it`,
   allOfCap: (n: number, cap: number) =>
     `all_of uses max_iterations ${n}, which is >= the hard cap ${cap}: the hard cap stops the loop first`,
+  allOfMessagesCap: (n: number, needs: number, cap: number) =>
+    `all_of uses max_messages ${n}, which can need ${needs} iterations of a loop, more than the hard cap ${cap}: the hard cap can stop the loop first (set collaboration.max_iterations to ${needs} or more)`,
+  deadExit: (from: string, to: string, fix: string) =>
+    `the exit edge "${from} -> parent" is never taken: routing always follows the unguarded edge "${from} -> ${to}" instead; ${fix}`,
+  deadExitGuardWith: (agent: string, when: string) =>
+    `guard the exit with the termination condition that reads ${agent} (${when}) so the run exits when it holds`,
+  deadExitGuardExample: (when: string) => `guard the exit so it can be taken, e.g. ${when}`,
   goalUnreported: 'no agent can report on the goal: give at least one agent the goal tool (tools: [goal])',
   missingPricing: (models: string[]) =>
     `needs pricing for every model used; missing: ${models.join(', ')} (add them under pricing)`,

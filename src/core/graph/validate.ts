@@ -1,10 +1,12 @@
 /**
  * Graph validation (SPEC §4.3, §11.9, §11.10): rolebox's 7 checks, with its exact messages for
  * 1–6, and troupe's additions. Checks 1–3 and 7 are errors; 4–6 warnings. Unlike rolebox nothing
- * short-circuits: every issue is reported at once, at the most specific YAML path. Pure.
+ * short-circuits: every issue is reported at once, at the most specific YAML path, and check 7
+ * reads the agent names of invalid condition items too. Pure.
  */
 import type { PathIssue } from '../config/issues';
-import { agentRefs, allOfMaxIterations, type LocatedCondition } from './condition-walk';
+import { allOfLeaves, type LocatedCondition } from './condition-walk';
+import { deadExitWarnings } from './dead-exits';
 import { endpointPath, type EdgeDraft } from './edges';
 import { nodesInOrder } from './loops';
 import { GRAPH_MESSAGES as M } from './messages';
@@ -17,11 +19,16 @@ export interface GraphValidationInput {
   /** Agent names declared under `agents`. */
   declared: readonly string[];
   loopGroups: readonly LoopGroup[];
-  /** Whether `collaboration.max_iterations` or any `max_iterations` condition is set. */
+  /** Whether the cap is configured or derived from a condition (else it is the default, and the cycle warning is due). */
   capSet: boolean;
-  /** The effective hard cap. */
+  /** The effective hard cap (0 on an acyclic graph). */
   cap: number;
+  /** Iterations the loops can need for that many agent results (see `iterationsForMessages`); none when absent. */
+  iterationsForMessages?: (messages: number) => number;
+  /** Every condition item, valid or not, with its agent names. */
   conditions: readonly LocatedCondition[];
+  /** The config the condition paths point into (to quote a condition in a suggestion). */
+  raw?: unknown;
   /**
    * Some edges could not be read (a malformed flow item, a failed topology): skip the whole-graph
    * checks (exit, entry, orphans, reachability, cycles, joins), which would only mislead.
@@ -51,15 +58,20 @@ function checkEndpoints(input: GraphValidationInput, declared: ReadonlySet<strin
 }
 
 function checkConditions(input: GraphValidationInput, declared: ReadonlySet<string>, out: ValidationIssues): void {
-  for (const { condition, path, scope } of input.conditions) {
-    for (const ref of agentRefs(condition, path)) {
+  for (const { agents, scope } of input.conditions) {
+    for (const ref of agents) {
       if (!declared.has(ref.agent)) out.errors.push({ path: ref.path, message: M.unknownConditionAgent(scope, ref.kind, ref.agent) });
     }
   }
   if (input.cap === 0) return;
   for (const { condition, path, inAllOf } of input.conditions) {
-    for (const m of allOfMaxIterations(condition, path, inAllOf)) {
-      if (m.n >= input.cap) out.warnings.push({ path: m.path, message: M.allOfCap(m.n, input.cap) });
+    if (!condition) continue;
+    for (const { leaf, path: at } of allOfLeaves(condition, path, inAllOf)) {
+      if (leaf.kind === 'max_iterations' && leaf.n >= input.cap) out.warnings.push({ path: at, message: M.allOfCap(leaf.n, input.cap) });
+      if (leaf.kind === 'max_messages') {
+        const needs = input.iterationsForMessages?.(leaf.n) ?? 0;
+        if (needs > input.cap) out.warnings.push({ path: at, message: M.allOfMessagesCap(leaf.n, needs, input.cap) });
+      }
     }
   }
 }
@@ -95,6 +107,7 @@ export function validateGraph(input: GraphValidationInput): ValidationIssues {
   const declared = new Set(input.declared);
   checkEndpoints(input, declared, out);
   checkConditions(input, declared, out);
+  out.warnings.push(...deadExitWarnings(input.edges, input.conditions, input.raw));
   if (!input.partial) checkWholeGraph(input, out);
   return out;
 }

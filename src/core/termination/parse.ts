@@ -2,11 +2,13 @@
  * YAML condition items → compiled `Condition`s (SPEC §4.6, §11.2, §11.10). Used for
  * `collaboration.termination` and for edge `when` guards. Unlike rolebox, nothing is skipped
  * silently: an item has exactly one key, unknown keys and invalid regexes are errors. Issues carry
- * paths relative to the item so the loader can locate them in the YAML. Pure.
+ * paths relative to the item so the loader can locate them in the YAML. Every item also reports
+ * the agents it names, read from the YAML even when the item is invalid, so that an unknown agent
+ * is reported beside the item's other errors instead of after they are fixed. Pure.
  */
 import { CONDITION_SCHEMAS } from '../config/schema';
 import { didYouMean } from '../config/did-you-mean';
-import { prefixIssues, type PathIssue } from '../config/issues';
+import { prefixIssues, type Path, type PathIssue } from '../config/issues';
 import { parseWithIssues, typeName } from '../config/zod-issues';
 import { BUILTIN_CONDITION_KEYS, getConditionPlugin, registeredConditionKeys } from './registry';
 import type { Condition } from './types';
@@ -31,16 +33,79 @@ export const PARSE_MESSAGES = {
 
 type SchemaKey = keyof typeof CONDITION_SCHEMAS;
 
-/** Result of parsing one condition item: the condition, or the issues (never both). */
+/** Condition keys whose value names agents. */
+export type NamingKind = 'converged' | 'result_matches' | 'stuck' | 'text_mention';
+
+/** An agent name written in a condition item, with paths relative to that item. */
+export interface AgentMention {
+  kind: NamingKind;
+  /** The name as compiled (trimmed). */
+  agent: string;
+  /** Where the name is: `[converged, agent]` (both forms), `[stuck, agent]`, `[text_mention, sources, i]`, … */
+  path: Path;
+  /** The leaf item that holds it (`[]` for the item itself, `[any_of, 1]` for a nested one). */
+  item: Path;
+}
+
+/**
+ * Result of parsing one condition item: the condition or the issues (never both), and the agents
+ * the item names (whether or not it is valid).
+ */
 export interface ParsedCondition {
   condition?: Condition;
   issues: PathIssue[];
+  agents: AgentMention[];
 }
+
+/** A parse before its agent mentions are attached. */
+type Parsed = Omit<ParsedCondition, 'agents'>;
 
 const SIGNAL_CALL = /^\s*([a-z_][a-z0-9_]*)\s*\(\s*(.*?)\s*\)\s*$/;
 
 function isSchemaKey(key: string): key is SchemaKey {
   return Object.prototype.hasOwnProperty.call(CONDITION_SCHEMAS, key);
+}
+
+/** A string the schema would take as a name (an empty string is already a schema error). */
+function nameIn(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v.trim() : undefined;
+}
+
+function fieldOf(v: unknown, field: string): unknown {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[field] : undefined;
+}
+
+/** The agents named under `key` in a leaf item's `value`, read as far as the value allows. */
+function leafMentions(key: string, value: unknown): AgentMention[] {
+  const one = (kind: NamingKind, agent: string | undefined): AgentMention[] =>
+    agent === undefined ? [] : [{ kind, agent, path: [kind, 'agent'], item: [] }];
+  switch (key) {
+    case 'converged':
+      return one('converged', nameIn(value) ?? nameIn(fieldOf(value, 'agent')));
+    case 'result_matches':
+    case 'stuck':
+      return one(key, nameIn(fieldOf(value, 'agent')));
+    case 'text_mention': {
+      const sources = fieldOf(value, 'sources');
+      if (!Array.isArray(sources)) return [];
+      return sources.flatMap((v, i) => {
+        const agent = nameIn(v);
+        return agent === undefined ? [] : [{ kind: 'text_mention' as const, agent, path: ['text_mention', 'sources', i], item: [] }];
+      });
+    }
+    default:
+      return [];
+  }
+}
+
+function prefixMentions(base: Path, mentions: readonly AgentMention[]): AgentMention[] {
+  return mentions.map((m) => ({ ...m, path: [...base, ...m.path], item: [...base, ...m.item] }));
+}
+
+/** The agents named under `key`, nested lists included. */
+function mentionsUnder(key: string, value: unknown): AgentMention[] {
+  if ((key === 'any_of' || key === 'all_of') && Array.isArray(value)) return prefixMentions([key], parseConditionList(value).agents);
+  return leafMentions(key, value);
 }
 
 function regexIssues(m: { regex?: string; flags?: string }): PathIssue[] {
@@ -56,7 +121,7 @@ function regexIssues(m: { regex?: string; flags?: string }): PathIssue[] {
   }
 }
 
-function build<K extends SchemaKey>(key: K, data: unknown): ParsedCondition {
+function build<K extends SchemaKey>(key: K, data: unknown): Parsed {
   switch (key) {
     case 'max_iterations':
       return { condition: { kind: 'max_iterations', n: data as number }, issues: [] };
@@ -119,15 +184,20 @@ function build<K extends SchemaKey>(key: K, data: unknown): ParsedCondition {
 }
 
 function parseComposite(kind: 'any_of' | 'all_of', value: unknown): ParsedCondition {
-  if (!Array.isArray(value)) return { issues: [{ path: [kind], message: PARSE_MESSAGES.notAList(typeName(value)) }] };
-  if (value.length === 0) return { issues: [{ path: [kind], message: PARSE_MESSAGES.emptyList }] };
-  const { conditions, issues } = parseConditionList(value);
-  if (issues.length) return { issues: prefixIssues([kind], issues) };
-  return { condition: { kind, items: conditions }, issues: [] };
+  if (!Array.isArray(value)) return { issues: [{ path: [kind], message: PARSE_MESSAGES.notAList(typeName(value)) }], agents: [] };
+  if (value.length === 0) return { issues: [{ path: [kind], message: PARSE_MESSAGES.emptyList }], agents: [] };
+  const { conditions, issues, agents } = parseConditionList(value);
+  const named = prefixMentions([kind], agents);
+  if (issues.length) return { issues: prefixIssues([kind], issues), agents: named };
+  return { condition: { kind, items: conditions }, issues: [], agents: named };
 }
 
 function parseKeyed(key: string, value: unknown): ParsedCondition {
   if (key === 'any_of' || key === 'all_of') return parseComposite(key, value);
+  return { ...parseLeaf(key, value), agents: leafMentions(key, value) };
+}
+
+function parseLeaf(key: string, value: unknown): Parsed {
   if (isSchemaKey(key)) {
     const r = parseWithIssues(CONDITION_SCHEMAS[key], value, [key]);
     return r.ok ? build(key, r.data) : { issues: r.issues };
@@ -150,31 +220,39 @@ function parseKeyed(key: string, value: unknown): ParsedCondition {
 
 function parseString(s: string): ParsedCondition {
   const m = SIGNAL_CALL.exec(s);
-  if (!m || m[1] !== 'signal_observed') return { issues: [{ path: [], message: PARSE_MESSAGES.badString(s) }] };
+  if (!m || m[1] !== 'signal_observed') return { issues: [{ path: [], message: PARSE_MESSAGES.badString(s) }], agents: [] };
   const r = parseWithIssues(CONDITION_SCHEMAS.signal_observed, m[2]);
-  return r.ok ? build('signal_observed', r.data) : { issues: r.issues.map((i) => ({ ...i, path: [] })) };
+  return { ...(r.ok ? build('signal_observed', r.data) : { issues: r.issues.map((i) => ({ ...i, path: [] })) }), agents: [] };
 }
 
 /** Parse one condition item: `{key: value}` with exactly one key, or `"signal_observed(type)"`. */
 export function parseCondition(item: unknown): ParsedCondition {
   if (typeof item === 'string') return parseString(item);
   if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-    return { issues: [{ path: [], message: PARSE_MESSAGES.notACondition(typeName(item)) }] };
+    return { issues: [{ path: [], message: PARSE_MESSAGES.notACondition(typeName(item)) }], agents: [] };
   }
-  const keys = Object.keys(item);
-  if (keys.length === 0) return { issues: [{ path: [], message: PARSE_MESSAGES.empty }] };
-  if (keys.length > 1) return { issues: [{ path: [], message: PARSE_MESSAGES.manyKeys(keys) }] };
-  return parseKeyed(keys[0], (item as Record<string, unknown>)[keys[0]]);
+  const entries = Object.entries(item as Record<string, unknown>);
+  if (entries.length === 0) return { issues: [{ path: [], message: PARSE_MESSAGES.empty }], agents: [] };
+  if (entries.length > 1) {
+    const agents = entries.flatMap(([k, v]) => mentionsUnder(k, v));
+    return { issues: [{ path: [], message: PARSE_MESSAGES.manyKeys(entries.map(([k]) => k)) }], agents };
+  }
+  return parseKeyed(entries[0][0], entries[0][1]);
 }
 
-/** Parse a list of items; issue paths start with the item index. Conditions of valid items only. */
-export function parseConditionList(items: readonly unknown[]): { conditions: Condition[]; issues: PathIssue[] } {
+/**
+ * Parse a list of items; issue and mention paths start with the item index. Conditions of valid
+ * items only; mentions of every item.
+ */
+export function parseConditionList(items: readonly unknown[]): { conditions: Condition[]; issues: PathIssue[]; agents: AgentMention[] } {
   const conditions: Condition[] = [];
   const issues: PathIssue[] = [];
+  const agents: AgentMention[] = [];
   items.forEach((item, i) => {
     const r = parseCondition(item);
     if (r.condition) conditions.push(r.condition);
     issues.push(...prefixIssues([i], r.issues));
+    agents.push(...prefixMentions([i], r.agents));
   });
-  return { conditions, issues };
+  return { conditions, issues, agents };
 }
