@@ -7,17 +7,8 @@ import type { CancellationScope } from '@temporalio/workflow';
 import type { CompiledGraph } from '../core/graph/types';
 import type { OutputOutcome, RunEnd } from '../core/ending/result';
 import type { RunState } from '../core/state/state';
+import type { WaveEffects } from '../core/ending/situation';
 import type { RunVersion } from './versions';
-
-/** What the last wave brought that the next decision must see (reset when a wave starts). */
-export interface WaveEffects {
-  /** An agent failed, or its prompt could not be prepared. */
-  failure?: RunEnd;
-  /** A durable timer fired and the termination expression held. */
-  timedOut?: RunEnd;
-  /** The wave's `goal` tool events completed or blocked the goal. */
-  goalEnd?: RunEnd;
-}
 
 export interface Run {
   graph: CompiledGraph;

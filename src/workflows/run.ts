@@ -24,6 +24,7 @@ import { startClock, stopClock } from '../core/state/clock';
 import { createRunState, warn, type RunState } from '../core/state/state';
 import { readsLines } from '../core/termination/evaluate';
 import type { RecordedResult } from '../core/waves/record';
+import { beginWave } from '../core/waves/routing';
 import { dispatchAgents, withDeadlines } from './dispatch';
 import type { Run } from './execution';
 import { diagnosticsOf } from './failures';
@@ -58,11 +59,7 @@ async function maybeContinueAsNew(run: Run, input: RunInput): Promise<void> {
  */
 async function runWave(run: Run): Promise<void> {
   const { state } = run;
-  const items = state.frontier;
-  state.frontier = state.deferred;
-  state.deferred = [];
-  state.round.wave += 1;
-  state.round.lastWave = items.map((i) => i.agent);
+  const items = beginWave(state);
   run.wave = {};
   const judge = async (recorded: RecordedResult[]) => {
     if (!run.wave.failure && !run.wave.timedOut && !state.stop) await judgeWave(run, recorded.map((r) => r.agent));

@@ -132,3 +132,16 @@ export function routeIntoState(
   state.frontier = mergeWaves(state.frontier, routing.next);
   return routing;
 }
+
+/**
+ * Start the next wave: its agents are the frontier; the agents that waited behind a re-dispatched
+ * (rejected) agent become the frontier again, to which the wave's routing adds. Returns the wave.
+ */
+export function beginWave(state: RunState): WaveItem[] {
+  const items = state.frontier;
+  state.frontier = state.deferred;
+  state.deferred = [];
+  state.round.wave += 1;
+  state.round.lastWave = items.map((i) => i.agent);
+  return items;
+}

@@ -1,0 +1,39 @@
+/**
+ * Acting on human decisions about held results. Pure: the workflow calls it between waves with its
+ * own time; the routing is the same as after a wave.
+ */
+import type { CompiledGraph } from '../graph/types';
+import { addNote, type RunState } from '../state/state';
+import { terminationView } from '../state/view';
+import { conditionHolds } from '../termination/evaluate';
+import { mergeWaves, routeIntoState } from '../waves/routing';
+import { takeDecided, type HumanRequest } from './requests';
+
+/**
+ * Act on decided requests whose agent result was held back: `approve`/`answer` route the held result
+ * (the note or answer goes to the agent's next input), `reject` re-dispatches that agent alone with
+ * the reason while the rest of the next wave waits behind it.
+ */
+export function actOnDecisions(state: RunState, graph: CompiledGraph, now: number): void {
+  for (const request of takeDecided(state, (r) => r.held !== undefined)) {
+    const held = request.held as NonNullable<HumanRequest['held']>;
+    const decision = request.decision as NonNullable<HumanRequest['decision']>;
+    const agent = request.agent as string;
+    if (decision.kind === 'reject') {
+      addNote(state, agent, { kind: 'reject_reason', text: decision.text ?? '', from: 'human' });
+      state.deferred = mergeWaves(state.deferred, state.frontier);
+      state.frontier = [{ agent, triggers: held.triggers }];
+      continue;
+    }
+    if (decision.text) {
+      addNote(state, agent, {
+        kind: decision.kind === 'answer' ? 'human_answer' : 'approval_note',
+        text: decision.text,
+        from: 'human',
+      });
+    }
+    const view = terminationView(state, now);
+    routeIntoState(state, graph, [{ agent, text: held.text }], (when) => conditionHolds(when, view));
+  }
+}
+
