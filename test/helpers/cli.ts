@@ -1,20 +1,93 @@
-/** Run the real CLI entry (`main`) in-process against the test server, capturing its output. */
+/**
+ * Run the real CLI entry (`main`) in-process against the test server, capturing its output.
+ * Each invocation captures only what it writes itself (an AsyncLocalStorage context), so a
+ * `troupe run` followed in the background and `troupe approve` sent meanwhile keep apart.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { main } from '../../src/client';
 import { testAddress } from './temporal';
 
-export async function troupe(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  process.env.TEMPORAL_ADDRESS = testAddress();
-  let stdout = '';
-  let stderr = '';
-  const out = process.stdout.write.bind(process.stdout);
-  const err = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += String(chunk)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
-  try {
-    const code = await main(argv);
-    return { code, stdout, stderr };
-  } finally {
+/** What one CLI invocation printed, and its exit code. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+interface Capture {
+  stdout: string;
+  stderr: string;
+}
+
+const captures = new AsyncLocalStorage<Capture>();
+let hooked = 0;
+let unhook: (() => void) | undefined;
+
+/** Route process.stdout/stderr writes made inside a capture context to that capture. */
+function hook(): void {
+  if (hooked++ > 0) return;
+  const out = process.stdout.write;
+  const err = process.stderr.write;
+  const route = (stream: 'stdout' | 'stderr', original: typeof process.stdout.write, target: NodeJS.WriteStream) =>
+    function (this: unknown, chunk: string | Uint8Array, ...rest: unknown[]): boolean {
+      const capture = captures.getStore();
+      if (!capture) return (original as (...a: unknown[]) => boolean).call(target, chunk, ...rest);
+      capture[stream] += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      return true;
+    } as typeof process.stdout.write;
+  process.stdout.write = route('stdout', out, process.stdout);
+  process.stderr.write = route('stderr', err, process.stderr);
+  unhook = () => {
     process.stdout.write = out;
     process.stderr.write = err;
-  }
+  };
+}
+
+function release(): void {
+  if (--hooked === 0) unhook?.();
+}
+
+/** A CLI invocation running in the background (e.g. `troupe run` following a run). */
+export interface LiveCli {
+  /** Everything printed to stdout so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stdout contains `text` (rejects after `timeoutMs`, default 20 s, or if the command ends first). */
+  waitForStdout(text: string, timeoutMs?: number): Promise<void>;
+  /** The exit code and full output, once the command returns. */
+  done: Promise<CliResult>;
+}
+
+/** Start `troupe <argv>` and return at once; see {@link LiveCli}. */
+export function startTroupe(...argv: string[]): LiveCli {
+  process.env.TEMPORAL_ADDRESS = testAddress();
+  const capture: Capture = { stdout: '', stderr: '' };
+  let finished = false;
+  hook();
+  const done = captures
+    .run(capture, () => main(argv))
+    .then((code) => ({ code, stdout: capture.stdout, stderr: capture.stderr }))
+    .finally(() => {
+      finished = true;
+      release();
+    });
+  return {
+    stdout: () => capture.stdout,
+    stderr: () => capture.stderr,
+    async waitForStdout(text, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!capture.stdout.includes(text)) {
+        if (finished || Date.now() > deadline) {
+          throw new Error(`troupe ${argv.join(' ')}: stdout never showed ${JSON.stringify(text)}; it printed:\n${capture.stdout}${capture.stderr}`);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    done,
+  };
+}
+
+/** Run `troupe <argv>` to the end. */
+export async function troupe(...argv: string[]): Promise<CliResult> {
+  return startTroupe(...argv).done;
 }

@@ -339,3 +339,37 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
 export function openAiError(message: string, type: string, code?: string | null) {
   return { error: { message, type, param: null, code: code ?? null } };
 }
+
+/**
+ * A latch for holding stub replies until the test says so, so a test can act while a known call is
+ * in flight (send a message, pause, stop) without racing a fixed delay. `hold(step)` is a scripted
+ * responder that waits for `open()` and then answers with `step` (default reply when omitted);
+ * requests arriving after `open()` are answered at once.
+ */
+export interface StubGate {
+  /** A responder for `stub.script`/`stub.respond` that holds its request until the gate opens. */
+  hold(step?: StubStep): StubResponder;
+  /** Release every held request (and let later ones through). Idempotent. */
+  open(): void;
+  readonly isOpen: boolean;
+}
+
+/** Create a closed {@link StubGate}. */
+export function stubGate(): StubGate {
+  let release!: () => void;
+  const opened = new Promise<void>((resolve) => (release = resolve));
+  let isOpen = false;
+  return {
+    hold: (step: StubStep = {}) => async () => {
+      await opened;
+      return step;
+    },
+    open() {
+      isOpen = true;
+      release();
+    },
+    get isOpen() {
+      return isOpen;
+    },
+  };
+}

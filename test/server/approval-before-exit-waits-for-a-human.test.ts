@@ -31,7 +31,9 @@ describe('approval.before_exit', () => {
     const shown = await troupe('status', handle.workflowId);
     expect(shown.stdout).toContain(`troupe approve ${handle.workflowId} --request r1`);
 
+    // the time under test: the human takes 3 s, which must not count as active time
     await new Promise((r) => setTimeout(r, 3000));
+    expect((await waitForStatus(handle, () => true)).activeMs).toBeLessThan(2000);
     const ok = await troupe('approve', handle.workflowId, '--note', 'looks good');
     expect(ok.code).toBe(0);
     const r = await handle.result();

@@ -1,6 +1,7 @@
 import { main } from '../../src/client';
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { testAddress } from '../helpers/temporal';
+import { stubGate } from '../helpers/stub-llm';
 
 const loop = (termination = '') => `
 name: steer
@@ -47,12 +48,15 @@ describe('troupe cancel aborts in-flight calls; troupe stop lets them finish', (
   });
 
   test('`troupe stop` during the writer\'s 2nd call waits for it (not aborted) → cancelled/user_stop with that result recorded', async () => {
-    h.stub.script('writer', [{ text: 'draft 1' }, { text: 'draft 2', delayMs: 1500 }]);
+    // the 2nd writer reply is held until `stop` is in: the stop lands while that call is in flight
+    const gate = stubGate();
+    h.stub.script('writer', [{ text: 'draft 1' }, gate.hold({ text: 'draft 2' })]);
     h.stub.script('critic', [{ text: 'critique 1' }]);
     const handle = await h.start(loop());
     await h.stub.waitForRequests(2, 'writer');
 
     expect(await main(['stop', handle.workflowId, '--reason', 'good enough'])).toBe(0);
+    gate.open();
     const r = await handle.result();
 
     const second = h.stub.requestsFor('writer')[1];
@@ -69,8 +73,9 @@ describe('troupe cancel aborts in-flight calls; troupe stop lets them finish', (
   });
 
   test('`troupe stop` during a wave that would converge: no judge call is made and the run still ends cancelled/user_stop', async () => {
+    const gate = stubGate();
     h.stub.script('writer', [{ text: 'draft 1' }]);
-    h.stub.script('critic', [{ text: 'looks done', delayMs: 1500 }]);
+    h.stub.script('critic', [gate.hold({ text: 'looks done' })]);
     h.stub.script('judge:critic', [{ text: JSON.stringify({ converged: true, reason: 'done' }) }]);
     const handle = await h.start(
       loop(`  termination:
@@ -80,6 +85,7 @@ describe('troupe cancel aborts in-flight calls; troupe stop lets them finish', (
     await h.stub.waitForRequests(1, 'critic');
 
     expect(await main(['stop', handle.workflowId])).toBe(0);
+    gate.open();
     const r = await handle.result();
 
     expect(r).toMatchObject({ status: 'cancelled', reason: 'user_stop', steps: 2 });
@@ -90,7 +96,8 @@ describe('troupe cancel aborts in-flight calls; troupe stop lets them finish', (
   });
 
   test('`troupe stop` during the last wave of a pipeline ends cancelled/user_stop, not completed', async () => {
-    h.stub.script('writer', [{ text: 'the only draft', delayMs: 1500 }]);
+    const gate = stubGate();
+    h.stub.script('writer', [gate.hold({ text: 'the only draft' })]);
     const handle = await h.start(`
 name: one-shot
 agents:
@@ -101,6 +108,7 @@ collaboration:
 `);
     await h.stub.waitForRequests(1, 'writer');
     expect(await main(['stop', handle.workflowId])).toBe(0);
+    gate.open();
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'cancelled', reason: 'user_stop', finalText: 'the only draft' });
     expect(h.stub.requestsFor('writer')[0].aborted).toBe(false);

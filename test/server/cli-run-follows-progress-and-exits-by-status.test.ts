@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startHarness, type Harness } from '../helpers/runs';
-import { troupe } from '../helpers/cli';
+import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
+import { startTroupe, troupe } from '../helpers/cli';
 
 function writeConfig(yaml: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-cli-'));
@@ -53,8 +53,9 @@ describe('troupe run', () => {
     const r = await troupe('run', file, '--task', 'Other task', '--id', `cli-${Date.now()}`);
     expect(r.code).toBe(2);
     expect(r.stdout).toContain('[round 1 · wave 4] critic');
-    expect(r.stdout).toMatch(/exhausted/);
-    expect(r.stdout).toMatch(/max_iterations/);
+    expect(r.stdout).toMatch(
+      /\nexhausted: loop critic,writer reached 2 after 1 round, 4 agent calls \(\d+ tokens\); raise collaboration\.max_iterations \(or the max_iterations condition\) to allow more iterations\n/,
+    );
     expect(h.stub.requestsFor('writer')[0].prompt).toContain('Other task');
   });
 
@@ -90,12 +91,54 @@ approval:
   before_exit: true
 `);
     const id = `cli-approve-${Date.now()}`;
-    const running = troupe('run', file, '--id', id);
-    await new Promise((r) => setTimeout(r, 3000));
-    await h.client.workflow.getHandle(id).signal('approve', {});
-    const r = await running;
+    const running = startTroupe('run', file, '--id', id);
+    await running.waitForStdout(`troupe approve ${id} --request r1`);
+    const handle = h.client.workflow.getHandle(id);
+    await waitForStatus(handle, (s) => s.phase === 'awaiting_human');
+    expect(running.stdout()).toContain(`  ✋ waiting for a human: r1 (before_exit) writer — approve the final result of writer: writer reply 1\n`);
+    expect(running.stdout()).not.toContain('answer:');
+    await handle.signal('approve', {});
+    const r = await running.done;
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`troupe approve ${id} --request r1`);
+    expect(r.stdout).toContain('\ncompleted: writer took the exit edge');
+  });
+
+  const SCORED = (maxRetries: number) => `
+name: cli-scored
+task: "Grade the essay"
+agents:
+  grader: { instructions: "Reply with JSON {score: number}." }
+collaboration:
+  topology: pipeline
+  agents: [grader]
+output:
+  schema: { type: object, properties: { score: { type: number } }, required: [score] }
+  max_retries: ${maxRetries}
+`;
+  const usage = { prompt_tokens: 10, completion_tokens: 5 };
+
+  test('a completed run whose output never matches its schema exits 2 and prints the output errors after the final line', async () => {
+    h.stub.script('grader', [{ text: '{"score": "high"}', usage }]);
+    const r = await troupe('run', writeConfig(SCORED(1)));
+    expect(r.code).toBe(2);
+    expect(h.stub.hits('grader')).toBe(2);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.slice(-6)).toEqual([
+      '',
+      'completed: grader took the exit edge after 1 round, 2 agent calls (30 tokens)',
+      '',
+      '{"score": "high"}',
+      '',
+      'output error: /score: must be number',
+    ]);
+  });
+
+  test('the same graph exits 0 with no output errors once a retry matches the schema', async () => {
+    h.stub.script('grader', [{ text: '{"score": "high"}', usage }, { text: '{"score": 91}', usage }]);
+    const r = await troupe('run', writeConfig(SCORED(1)), '--json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed', outputValid: true, output: { score: 91 } });
+    expect(r.stdout + r.stderr).not.toContain('output error:');
   });
 
   test('config errors exit 1 with located messages and nothing is started', async () => {

@@ -1,5 +1,7 @@
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { troupe } from '../helpers/cli';
+import { stubGate } from '../helpers/stub-llm';
+import { statusQuery } from '../../src/workflows/messages';
 
 const goalConfig = (goal: string, agentExtra = '') => `
 name: goal-run
@@ -77,13 +79,19 @@ describe('goals and auto-continuation', () => {
   });
 
   test('time paused by signal does not count: a run paused longer than max_duration_ms still finishes its rounds', async () => {
-    h.stub.script('worker', [{ text: 'working', delayMs: 600 }, { text: 'step' }]);
+    // the first reply is held until the pause is in, so the pause lands during round 1's call
+    const gate = stubGate();
+    h.stub.script('worker', [gate.hold({ text: 'working' }), { text: 'step' }]);
     const handle = await h.start(goalConfig(`  objective: "pausable goal"\n  max_turns: 2\n  max_duration_ms: 3000`));
     await h.stub.waitForRequests(1, 'worker');
     expect((await troupe('pause', handle.workflowId)).code).toBe(0);
-    await waitForStatus(handle, (s) => s.phase === 'paused' && s.inFlight.length === 0);
+    await waitForStatus(handle, (s) => s.phase === 'paused');
+    gate.open();
+    await waitForStatus(handle, (s) => s.phase === 'paused' && s.inFlight.length === 0 && s.steps === 1);
+    // the time under test: the run stays paused for longer than max_duration_ms
     await new Promise((r) => setTimeout(r, 3500));
     expect(h.stub.hits('worker')).toBe(1);
+    expect(await handle.query(statusQuery)).toMatchObject({ phase: 'paused', steps: 1, inFlight: [] });
     expect((await troupe('resume', handle.workflowId)).code).toBe(0);
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'limit_reached', reason: 'goal_turn_limit', rounds: 3 });

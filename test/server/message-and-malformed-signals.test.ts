@@ -1,5 +1,6 @@
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { troupe } from '../helpers/cli';
+import { stubGate } from '../helpers/stub-llm';
 import { statusQuery } from '../../src/workflows/messages';
 
 const LOOP = `
@@ -21,52 +22,81 @@ describe('message and malformed signals', () => {
   afterAll(async () => h?.close());
   beforeEach(() => h.stub.reset());
 
-  test('`troupe message --to critic` reaches only the critic, on its next dispatch', async () => {
-    h.stub.script('writer', [{ text: 'draft', delayMs: 800 }]);
+  test('`troupe message --to writer` sent during the writer\'s call skips the critic\'s wave and reaches only the writer, on its next dispatch', async () => {
+    // the writer's first reply is held until the message is in, so the next wave (the critic) is known
+    const gate = stubGate();
+    h.stub.script('writer', [gate.hold({ text: 'draft' }), { text: 'draft' }]);
     const handle = await h.start(LOOP);
     await h.stub.waitForRequests(1, 'writer');
-    expect((await troupe('message', handle.workflowId, 'focus on the conclusion', '--to', 'critic')).code).toBe(0);
+    expect((await troupe('message', handle.workflowId, 'focus on the conclusion', '--to', 'writer')).code).toBe(0);
+    gate.open();
     await handle.result();
-    const critic = h.stub.requestsFor('critic').map((q) => q.prompt);
     const writer = h.stub.requestsFor('writer').map((q) => q.prompt);
-    expect(critic[0]).toContain('focus on the conclusion');
-    expect(critic.slice(1).some((p) => p.includes('focus on the conclusion'))).toBe(false);
-    expect(writer.some((p) => p.includes('focus on the conclusion'))).toBe(false);
+    const critic = h.stub.requestsFor('critic').map((q) => q.prompt);
+    expect([writer.length, critic.length]).toEqual([3, 3]);
+    expect(writer.map((p) => p.includes('focus on the conclusion'))).toEqual([false, true, false]);
+    expect(critic.some((p) => p.includes('focus on the conclusion'))).toBe(false);
   });
 
-  test('`troupe message` without --to reaches every agent of the next wave only', async () => {
-    h.stub.script('planner', [{ text: 'plan', delayMs: 800 }]);
+  test('`troupe message` without --to, sent while wave 1 is in flight, reaches every agent of wave 2 and no agent after', async () => {
+    const gate = stubGate();
+    h.stub.script('planner', [gate.hold({ text: 'plan' })]);
     const handle = await h.start(`
 name: fanout
 agents:
   planner: { instructions: "Plan." }
   front: { instructions: "Front." }
   back: { instructions: "Back." }
+  reviewer: { instructions: "Review." }
+  publisher: { instructions: "Publish." }
 collaboration:
-  flow: [parent -> planner, planner -> front, planner -> back, front -> parent, back -> parent]
+  flow:
+    - parent -> planner
+    - planner -> front
+    - planner -> back
+    - front -> reviewer
+    - back -> reviewer
+    - reviewer -> publisher
+    - publisher -> parent
 `);
     await h.stub.waitForRequests(1, 'planner');
+    const during = await waitForStatus(handle, (s) => s.inFlight.includes('planner'));
+    expect(during).toMatchObject({ wave: 1, steps: 0 });
     expect((await troupe('message', handle.workflowId, 'use TypeScript everywhere')).code).toBe(0);
+    gate.open();
     const r = await handle.result();
-    expect(r.status).toBe('completed');
-    expect(h.stub.requestsFor('front')[0].prompt).toContain('use TypeScript everywhere');
-    expect(h.stub.requestsFor('back')[0].prompt).toContain('use TypeScript everywhere');
-    expect(h.stub.requestsFor('planner')[0].prompt).not.toContain('use TypeScript everywhere');
+    expect(r).toMatchObject({ status: 'completed', reason: 'exit', steps: 5 });
+
+    const prompts = (agent: string) => h.stub.requestsFor(agent).map((q) => q.prompt);
+    const reached = (agent: string) => prompts(agent).some((p) => p.includes('use TypeScript everywhere'));
+    expect(prompts('front')).toHaveLength(1);
+    expect(prompts('back')).toHaveLength(1);
+    expect(reached('front')).toBe(true);
+    expect(reached('back')).toBe(true);
+    expect(reached('planner')).toBe(false);
+    expect(reached('reviewer')).toBe(false);
+    expect(reached('publisher')).toBe(false);
   });
 
   test('a malformed signal payload leaves the run running with a warning', async () => {
-    h.stub.script('writer', [{ text: 'draft', delayMs: 800 }]);
+    const gate = stubGate();
+    h.stub.script('writer', [gate.hold({ text: 'draft' }), { text: 'draft' }]);
     const handle = await h.start(LOOP);
     await h.stub.waitForRequests(1, 'writer');
     await handle.signal('message', { txt: 'typo field' });
     await handle.signal('reject', 'not an object');
     await handle.signal('approve', { requestId: 'r7' });
     const s = await waitForStatus(handle, (st) => st.warnings.length >= 3);
-    expect(s.phase).not.toBe('finished');
+    expect(s).toMatchObject({ phase: 'running', inFlight: ['writer'], pending: [] });
+    gate.open();
     const r = await handle.result();
-    expect(r).toMatchObject({ status: 'exhausted', reason: 'max_iterations' });
-    expect(r.warnings.join('\n')).toMatch(/ignored malformed message signal/);
-    expect(r.warnings.join('\n')).toMatch(/request r7 is not pending/);
+    expect(r).toMatchObject({ status: 'exhausted', reason: 'max_iterations', steps: 6 });
+    expect(r.warnings).toEqual([
+      expect.stringMatching(/^ignored malformed message signal: /),
+      expect.stringMatching(/^ignored malformed reject signal: /),
+      'ignored approve signal: request r7 is not pending (pending: none)',
+    ]);
+    expect(h.stub.requests.some((q) => q.prompt.includes('typo field'))).toBe(false);
     expect((await handle.query(statusQuery)).phase).toBe('finished');
   });
 });

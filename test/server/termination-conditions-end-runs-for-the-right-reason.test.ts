@@ -1,6 +1,7 @@
 import { main } from '../../src/client';
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { testAddress } from '../helpers/temporal';
+import { stubGate } from '../helpers/stub-llm';
 
 const loop = (termination: string, extra = '') => `
 name: cond
@@ -79,17 +80,22 @@ describe('termination conditions', () => {
     expect(h.stub.hits('critic')).toBe(2);
   });
 
-  test('signal_observed fires when `troupe signal` sends that type', async () => {
-    h.stub.script('critic', [{ text: 'waiting', delayMs: 300 }]);
+  test('signal_observed fires when `troupe signal` sends that type, at the end of the wave it arrived in', async () => {
+    // the critic's 2nd reply is held until the signal is in: the run ends after that wave (step 4)
+    const gate = stubGate();
+    h.stub.script('critic', [{ text: 'waiting' }, gate.hold({ text: 'waiting' })]);
     const handle = await h.start(loop(`    any_of:
       - signal_observed: shipit`, ''));
-    await waitForStatus(handle, (s) => s.steps >= 2);
+    await h.stub.waitForRequests(2, 'critic');
+    const before = await waitForStatus(handle, (s) => s.inFlight.includes('critic') && s.steps === 3);
+    expect(before.phase).toBe('running');
     process.env.TEMPORAL_ADDRESS = testAddress();
     const code = await main(['signal', handle.workflowId, 'shipit', '--payload', '{"by":"alice"}']);
     expect(code).toBe(0);
+    gate.open();
     const r = await handle.result();
-    expect(r).toMatchObject({ status: 'completed', reason: 'signal' });
+    expect(r).toMatchObject({ status: 'completed', reason: 'signal', steps: 4 });
     expect(r.signals).toEqual([expect.objectContaining({ type: 'shipit', payload: { by: 'alice' } })]);
-    expect(r.steps).toBeLessThan(16);
+    expect(h.stub.hits('writer')).toBe(2);
   });
 });

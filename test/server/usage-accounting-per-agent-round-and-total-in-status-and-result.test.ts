@@ -1,5 +1,6 @@
 import { statusQuery } from '../../src/workflows/messages';
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
+import { stubGate } from '../helpers/stub-llm';
 
 /**
  * Two rounds (a goal with max_turns 1 continues once) of writer → critic, the critic judged after each
@@ -44,8 +45,10 @@ describe('usage accounting', () => {
       { text: 'draft 1', usage: WRITER },
       { text: 'draft 2', usage: WRITER },
     ]);
+    // the first critic reply is held so the status query can be read while it is in flight
+    const gate = stubGate();
     h.stub.script('critic', [
-      { text: 'critique 1', usage: CRITIC, delayMs: 1000 },
+      gate.hold({ text: 'critique 1', usage: CRITIC }),
       { text: 'critique 2', usage: CRITIC },
     ]);
     h.stub.script('judge:critic', [{ text: JSON.stringify({ converged: false, reason: 'not yet' }), usage: JUDGE }]);
@@ -64,6 +67,7 @@ describe('usage accounting', () => {
     });
     expect(during.usage.costUsd).toBeCloseTo(0.012, 12);
     expect(during.usage.byAgent.writer.costUsd).toBeCloseTo(0.012, 12);
+    gate.open();
 
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'limit_reached', rounds: 2 });

@@ -1,6 +1,7 @@
 import { compileYaml } from '../helpers/runs';
 import { uniqueTaskQueue, uniqueWorkflowId } from '../helpers/temporal';
 import { processWorkerSuite } from '../helpers/worker-process';
+import { stubGate } from '../helpers/stub-llm';
 import { WORKFLOW_TYPE } from '../../src/workflows/messages';
 
 const LOOP = `
@@ -24,7 +25,9 @@ describe('worker crash', () => {
     const { stub } = suite;
     const queue = uniqueTaskQueue('crash');
     stub.script('writer', [{ text: 'draft 1' }, { text: 'draft 2' }]);
-    stub.script('critic', [{ text: 'weak. score: 50' }, { text: 'great. score: 90', delayMs: 4000 }]);
+    // the critic's 2nd reply is held while the worker is killed; the new worker's retry passes the open gate
+    const gate = stubGate();
+    stub.script('critic', [{ text: 'weak. score: 50' }, gate.hold({ text: 'great. score: 90' })]);
     const first = await suite.spawn(queue);
 
     const handle = await suite.tc.client.workflow.start(WORKFLOW_TYPE, {
@@ -34,7 +37,10 @@ describe('worker crash', () => {
     });
     // the critic's second call is in flight: kill the worker like a crash would
     await stub.waitFor(() => stub.requestsFor('critic').length === 2, { timeoutMs: 30_000 });
+    const interrupted = stub.requestsFor('critic')[1];
     await first.kill();
+    await stub.waitFor(() => interrupted.aborted, { message: 'the killed worker\'s critic request was not closed' });
+    gate.open();
     await suite.spawn(queue);
 
     const result = await handle.result();

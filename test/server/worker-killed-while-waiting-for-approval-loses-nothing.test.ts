@@ -1,8 +1,8 @@
-import { compileYaml } from '../helpers/runs';
+import { compileYaml, waitForStatus } from '../helpers/runs';
 import { troupe } from '../helpers/cli';
 import { uniqueTaskQueue, uniqueWorkflowId } from '../helpers/temporal';
 import { processWorkerSuite } from '../helpers/worker-process';
-import { statusQuery, WORKFLOW_TYPE } from '../../src/workflows/messages';
+import { WORKFLOW_TYPE } from '../../src/workflows/messages';
 
 describe('durable approvals', () => {
   const suite = processWorkerSuite();
@@ -29,11 +29,8 @@ approval:
         task: 'answer',
       }],
     });
-    for (let i = 0; i < 100; i++) {
-      const s = await handle.query(statusQuery).catch(() => undefined);
-      if (s?.phase === 'awaiting_human') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const waiting = await waitForStatus(handle, (s) => s.phase === 'awaiting_human');
+    expect(waiting.pending).toEqual([expect.objectContaining({ id: 'r1', kind: 'before_exit', agent: 'writer' })]);
     await first.kill();
     // the approval is sent while no worker runs: Temporal keeps it
     expect((await troupe('signal', handle.workflowId, 'note')).code).toBe(0);
@@ -42,5 +39,6 @@ approval:
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', reason: 'exit', finalText: 'the final answer' });
     expect(stub.hits('writer')).toBe(1);
+    expect(r.signals).toEqual([expect.objectContaining({ type: 'note' })]);
   }, 120_000);
 });
