@@ -23,6 +23,8 @@ export interface FinalLineInput {
   usage: { agentCalls: number; costUsd: number; totalTokens: number };
   rounds: number;
   diagnostics?: FinalDiagnostics;
+  /** False when the final result does not match `output.schema`. */
+  outputValid?: boolean;
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -66,6 +68,8 @@ export const STATUS_TEXTS = {
   tokenWindow: (detail: string) => `failed: ${detail}; raise model.context_window or shorten the instructions and task`,
   breaker: (detail: string) => `failed: ${detail}; compaction failed 3 times in a row, check the compaction model's endpoint`,
   failed: (detail: string) => `failed: ${detail}`,
+  invalidOutput: (detail: string, progress: string) =>
+    `completed with an invalid output: ${detail} ${progress}; the final result does not match output.schema (errors below)`,
 } as const;
 
 /** `reasonText` without its leading `reason: ` label (`result_match: critic score 90 >= 85` → `critic score 90 >= 85`). */
@@ -100,7 +104,7 @@ export function finalLine(r: FinalLineInput): string {
   const progress = STATUS_TEXTS.progress(r.rounds, r.usage.agentCalls) + STATUS_TEXTS.cost(r.usage.costUsd, r.usage.totalTokens);
   switch (r.status) {
     case 'completed':
-      return `completed: ${detail} ${progress}`;
+      return r.outputValid === false ? STATUS_TEXTS.invalidOutput(detail, progress) : `completed: ${detail} ${progress}`;
     case 'exhausted': {
       const hint = STATUS_TEXTS.exhaustedHints[r.reason];
       return `exhausted: ${detail} ${progress}${hint ? `; ${hint}` : ''}`;

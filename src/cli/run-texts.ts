@@ -15,7 +15,7 @@ export const RUN_TEXT = {
   awaiting: (id: string, r: PendingRequest) => {
     const who = r.agent ? `${r.agent} ` : '';
     const lines = [`  ✋ waiting for a human: ${r.id} (${r.kind}) ${who}— ${r.summary}`];
-    if (r.kind === 'clarification') lines.push(`     answer:  troupe answer ${id} "<your answer>" --request ${r.id}`);
+    if (r.kind === 'clarification' || r.kind === 'blocked') lines.push(`     answer:  troupe answer ${id} "<your answer>" --request ${r.id}`);
     lines.push(`     approve: troupe approve ${id} --request ${r.id} [--note "..."]`);
     lines.push(`     reject:  troupe reject ${id} --request ${r.id} --reason "..."`);
     return lines.join('\n');

@@ -125,7 +125,7 @@ output:
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.slice(-6)).toEqual([
       '',
-      'completed: grader took the exit edge after 1 round, 2 agent calls (30 tokens)',
+      'completed with an invalid output: grader took the exit edge after 1 round, 2 agent calls (30 tokens); the final result does not match output.schema (errors below)',
       '',
       '{"score": "high"}',
       '',

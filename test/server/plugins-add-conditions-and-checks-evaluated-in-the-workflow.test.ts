@@ -4,7 +4,8 @@ import { workflowEntry } from '../../src/worker';
 import { compileYaml } from '../helpers/runs';
 import { startStubLlm, type StubLlm } from '../helpers/stub-llm';
 import { connectClient, installQuietRuntime, startWorker, uniqueWorkflowId, type RunningWorker, type TestClient } from '../helpers/temporal';
-import { WORKFLOW_TYPE } from '../../src/workflows/messages';
+import { transcriptQuery, WORKFLOW_TYPE } from '../../src/workflows/messages';
+import type { RunResult } from '../../src/core/ending/result';
 import { clearCompletionChecks } from '../../src/core/checks/pipeline';
 import { clearRegisteredConditions } from '../../src/core/termination/registry';
 
@@ -75,5 +76,28 @@ collaboration:
     });
     expect(r).toMatchObject({ status: 'completed', reason: 'exit', rounds: 2 });
     expect(stub.requestsFor('editor')[1].prompt).toContain('Add the word SIGNED when you sign off.');
+  });
+
+  test('a check that sends one final agent back alone is recorded as a check retry, not a schema retry', async () => {
+    stub.reset();
+    stub.script('titler', [{ text: 'no title yet SIGNED' }, { text: 'TITLE: Hello SIGNED' }]);
+    const graph = compileYaml(`
+name: titles
+agents:
+  titler: { instructions: "Title." }
+collaboration:
+  topology: pipeline
+  agents: [titler]
+`);
+    const handle = await tc.client.workflow.start(WORKFLOW_TYPE, {
+      taskQueue: worker.taskQueue,
+      workflowId: uniqueWorkflowId('titles'),
+      args: [{ graph, task: 't' }],
+    });
+    const r = (await handle.result()) as RunResult;
+    expect(r).toMatchObject({ status: 'completed', reason: 'exit', rounds: 1, steps: 2, finalText: 'TITLE: Hello SIGNED' });
+    const steps = await handle.query(transcriptQuery);
+    expect(steps.map((s) => s.kind)).toEqual(['agent', 'check_retry']);
+    expect(stub.requestsFor('titler')[1].prompt).toContain('Start with a line TITLE: <title>.');
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Determinism guard (SPEC §10): histories of real runs replay against the current workflow bundle.
- * Histories recorded in test/fixtures/histories (by `TROUPE_RECORD_HISTORIES=1`) replay too, so a
- * workflow change that would break runs already in flight fails here.
+ * Determinism guard: histories of real runs replay against the current workflow bundle. Histories
+ * recorded by each released version (test/fixtures/histories/<version>/, written by running this file
+ * with `TROUPE_RECORD_HISTORIES=1`) replay too, so a workflow change that would break runs already in
+ * flight fails here.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -11,6 +12,8 @@ import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { replayHistory, testAddress } from '../helpers/temporal';
 
 const FIXTURES = path.resolve(__dirname, '..', 'fixtures', 'histories');
+/** Where this version's histories are recorded. */
+const CURRENT = path.join(FIXTURES, 'v0.2');
 
 const SCENARIOS: Record<string, { yaml: string; script: (h: Harness) => void; drive?: (handle: WorkflowHandle) => Promise<void> }> = {
   'goal-approval-signals': {
@@ -86,6 +89,55 @@ collaboration:
 `,
     script: (h) => h.stub.script('analyzer', [{ status: 401 }]),
   },
+  'open-request-then-condition': {
+    yaml: `
+name: replay-held
+agents:
+  writer: { instructions: "Write.", model: { name: gpt-4o-mini, base_url: "\${STUB_URL}" } }
+  publisher: { instructions: "Publish.", tools: [signal] }
+collaboration:
+  topology: review-loop
+  agents: [writer, publisher]
+  max_iterations: 3
+  termination:
+    any_of:
+      - max_messages: 2
+      - result_matches: { agent: publisher, regex: "^Verdict: ship$", flags: m }
+`,
+    script: (h) =>
+      h.stub.script('publisher', [
+        { toolCalls: [{ name: 'signal', arguments: { type: 'need_approval', summary: 'publish?' } }] },
+        { text: 'Notes.\nVerdict: hold\n' },
+      ]),
+    drive: async (handle) => {
+      await waitForStatus(handle, (s) => s.phase === 'awaiting_human');
+      await handle.signal('approve', { note: 'go' });
+    },
+  },
+  'goal-paused-then-resumed': {
+    yaml: `
+name: replay-goal-pause
+agents:
+  worker: { instructions: "Work.", tools: [goal] }
+collaboration:
+  topology: pipeline
+  agents: [worker]
+goal:
+  objective: "finish"
+  max_turns: 2
+`,
+    script: (h) =>
+      h.stub.script('worker', [
+        { toolCalls: [{ name: 'goal', arguments: { action: 'update_status', status: 'paused', reason: 'wait' } }] },
+        { text: 'paused' },
+        { toolCalls: [{ name: 'goal', arguments: { action: 'update_status', status: 'completed', evidence: 'done' } }] },
+        { text: 'done' },
+      ]),
+    drive: async (handle) => {
+      await waitForStatus(handle, (s) => s.phase === 'paused');
+      await handle.signal('resume', {});
+    },
+  },
 };
 
 describe('replay of recorded histories', () => {
@@ -98,27 +150,29 @@ describe('replay of recorded histories', () => {
   test.each(Object.keys(SCENARIOS))('a fresh %s history replays deterministically', async (name) => {
     h.stub.reset();
     SCENARIOS[name].script(h);
-    const handle = await h.start(SCENARIOS[name].yaml);
+    const handle = await h.start(SCENARIOS[name].yaml.replace('${STUB_URL}', h.stub.url));
     await SCENARIOS[name].drive?.(handle);
     await handle.result();
     const history = await handle.fetchHistory();
     await replayHistory(history, handle.workflowId);
     if (process.env.TROUPE_RECORD_HISTORIES) {
-      fs.mkdirSync(FIXTURES, { recursive: true });
+      fs.mkdirSync(CURRENT, { recursive: true });
       // the CLI's JSON is Temporal's standard history format (the one users export from the Web UI)
       const json = execFileSync(process.env.TEMPORAL_TEST_CLI!, [
         'workflow', 'show', '--workflow-id', handle.workflowId, '--address', testAddress(), '--output', 'json',
       ]);
-      fs.writeFileSync(path.join(FIXTURES, `${name}.json`), json);
+      fs.writeFileSync(path.join(CURRENT, `${name}.json`), json);
     }
   });
 
-  const recorded = fs.existsSync(FIXTURES) ? fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.json')) : [];
-  test('committed histories exist', () => {
-    expect(recorded.length).toBeGreaterThanOrEqual(3);
+  const versions = fs.readdirSync(FIXTURES).filter((d) => fs.statSync(path.join(FIXTURES, d)).isDirectory());
+  const recorded = versions.flatMap((v) => fs.readdirSync(path.join(FIXTURES, v)).filter((f) => f.endsWith('.json')).map((f) => path.join(v, f)));
+  test('every released version keeps its recorded histories', () => {
+    expect(versions).toEqual(expect.arrayContaining(['v0.1', 'v0.2']));
+    for (const v of versions) expect(recorded.filter((f) => f.startsWith(`${v}${path.sep}`)).length).toBeGreaterThanOrEqual(3);
   });
   if (recorded.length > 0) test.each(recorded)('committed history %s replays against the current workflow code', async (file) => {
     const history: unknown = JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8'));
-    await replayHistory(history, file.replace(/\.json$/, ''));
+    await replayHistory(history, path.basename(file).replace(/\.json$/, ''));
   });
 });

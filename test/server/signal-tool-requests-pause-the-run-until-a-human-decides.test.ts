@@ -103,6 +103,7 @@ describe('signal tool: need_approval / need_clarification / blocked', () => {
     expect(h.stub.hits('builder')).toBe(0);
     const shown = run.stdout();
     expect(shown).toContain('  ✋ waiting for a human: r1 (blocked) planner — no credentials for the staging database\n');
+    expect(shown).toContain(`     answer:  troupe answer ${id} "<your answer>" --request r1\n`);
     expect(shown).toContain(`     approve: troupe approve ${id} --request r1 [--note "..."]\n`);
     expect(shown).toContain(`     reject:  troupe reject ${id} --request r1 --reason "..."\n`);
 
