@@ -1,4 +1,7 @@
-/** Two projects: fast unit tests of the pure core, and server tests (real Temporal dev server, real worker, HTTP stub). */
+/**
+ * Three projects: fast unit tests, server tests (real Temporal dev server, real worker, HTTP stub), and
+ * the package test (build, `npm pack`, install the tarball into a fresh project and import it).
+ */
 const common = {
   preset: 'ts-jest',
   testEnvironment: 'node',
@@ -15,5 +18,6 @@ module.exports = {
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
     },
+    { ...common, displayName: 'package', testMatch: ['<rootDir>/test/package/**/*.test.ts'] },
   ],
 };

@@ -1,50 +1,165 @@
 /**
- * The `troupe` CLI entry (SPEC §9): `main(argv)` looks the command up in the command table
- * (`src/cli/commands.ts`), parses its flags, runs it and returns the exit code. It never throws and
- * never prints a stack trace: usage errors and failures exit 1 with a one-line message.
+ * The TypeScript client of troupe, which the CLI is built on: connect to Temporal, start a run of a
+ * role, follow it to its result, query its status and transcript, and send it the signals of the
+ * human-in-the-loop contract (typed from their schemas).
  */
-import { parseArgs, type FlagSpec } from './cli/args';
-import { COMMANDS } from './cli/commands';
-import { commandHelp, helpText } from './cli/help';
-import { err, out } from './cli/io';
-import { CLI_TEXT } from './cli/texts';
-import { didYouMean } from './core/config/did-you-mean';
+import {
+  Client,
+  Connection,
+  WorkflowNotFoundError,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
+import type { Role } from './core/config/define';
+import type { CompiledGraph } from './core/graph/types';
+import type { RunResult, RunStatusView } from './core/ending/result';
+import type { TranscriptStep } from './core/state/state';
+import type { SignalDefinition } from '@temporalio/common';
+import type { SignalInputs, SignalName } from './core/humans/signals';
+import { SIGNALS, statusQuery, transcriptQuery, WORKFLOW_TYPE } from './workflows/messages';
+import type { troupeRun } from './workflows/run';
+import { settingsFromEnv, type TroupeSettings } from './settings';
 
-/** Run the CLI with `argv` (without `node` and the script). Resolves to the exit code. */
-export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined) {
-    out(helpText());
-    return 1;
-  }
-  if (name === '--help' || name === '-h') return main(['help', ...rest]);
-  const spec = COMMANDS[name];
-  if (!spec) {
-    err(CLI_TEXT.unknownCommand(name, didYouMean(name, Object.keys(COMMANDS))));
-    err(CLI_TEXT.seeHelp);
-    return 1;
-  }
-  const flags: FlagSpec = { ...spec.flags, help: 'boolean' };
-  const parsed = parseArgs(rest, flags);
-  const usageError = (message: string): number => {
-    err(CLI_TEXT.commandFailed(name, message));
-    err(CLI_TEXT.usageLine(spec.usage));
-    return 1;
+export type RunHandle = WorkflowHandle<typeof troupeRun>;
+
+/** Connect a Temporal client with the environment's settings (overridable). */
+export async function connectClient(overrides: Partial<TroupeSettings> = {}): Promise<{
+  client: Client;
+  settings: TroupeSettings;
+  close: () => Promise<void>;
+}> {
+  const settings = { ...settingsFromEnv(), ...overrides };
+  const connection = await Connection.connect({ address: settings.address, connectTimeout: '5s' });
+  const client = new Client({ connection, namespace: settings.namespace });
+  return { client, settings, close: () => connection.close() };
+}
+
+/** A readable, unique-enough workflow id for a run of `name` (client side; never in workflow code). */
+export function newRunId(name: string): string {
+  const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  return `${name}-${stamp}-${Math.random().toString(36).slice(2, 7)}`;
+}
+
+/** What to start: a role from `defineRole` or `loadRoleFile`, or a compiled graph. */
+export interface StartOptions {
+  role: Role | CompiledGraph;
+  /** The task; default: the role's own `task`. */
+  task?: string;
+  /** Default: `<name>-<timestamp>-<random>`. */
+  workflowId?: string;
+  /** Default: `TROUPE_TASK_QUEUE` or `troupe`. */
+  taskQueue?: string;
+}
+
+/** Start a run; resolves once Temporal has accepted it (follow it with `followRun` or `waitResult`). */
+export async function startRun(client: Client, opts: StartOptions): Promise<WorkflowHandleWithFirstExecutionRunId<typeof troupeRun>> {
+  const graph = 'graph' in opts.role ? opts.role.graph : opts.role;
+  const task = opts.task ?? graph.task;
+  if (task === undefined) throw new Error(`startRun: no task: pass one or set task in role ${graph.name}`);
+  return client.workflow.start<typeof troupeRun>(WORKFLOW_TYPE, {
+    taskQueue: opts.taskQueue ?? settingsFromEnv().taskQueue,
+    workflowId: opts.workflowId ?? newRunId(graph.name),
+    args: [{ graph, task }],
+    memo: { troupeStatus: 'running', troupeGraph: graph.name },
+  });
+}
+
+/** The handle of an existing run. */
+export function runHandle(client: Client, workflowId: string): RunHandle {
+  return client.workflow.getHandle<typeof troupeRun>(workflowId);
+}
+
+/** Query the run's status. */
+export async function queryStatus(handle: RunHandle): Promise<RunStatusView> {
+  return handle.query(statusQuery);
+}
+
+/** Query the run's transcript (last 200 steps). */
+export async function queryTranscript(handle: RunHandle): Promise<TranscriptStep[]> {
+  return handle.query(transcriptQuery);
+}
+
+/** Wait for the RunResult. */
+export async function waitResult(handle: RunHandle): Promise<RunResult> {
+  return handle.result();
+}
+
+export type { SignalName } from './core/humans/signals';
+
+/** Send one of troupe's signals, its payload typed from the signal's schema. */
+export async function sendSignal<K extends SignalName>(handle: RunHandle, name: K, payload?: SignalInputs[K]): Promise<void> {
+  await handle.signal(SIGNALS[name] as SignalDefinition<[SignalInputs[K]?]>, payload);
+}
+
+/** Whether an error means "no such workflow". */
+export function isNotFound(err: unknown): boolean {
+  return err instanceof WorkflowNotFoundError;
+}
+
+/** Deadline of each status/transcript poll while following a run. */
+export const QUERY_DEADLINE_MS = 3_000;
+
+/** Progress events produced while following a run. */
+export type FollowEvent =
+  | { kind: 'step'; step: TranscriptStep }
+  | { kind: 'phase'; status: RunStatusView }
+  | { kind: 'warning'; text: string };
+
+/**
+ * Follow a run until it finishes: poll `status`/`transcript`, emit new steps, phase changes
+ * (including pending human requests) and warnings, then return the RunResult.
+ */
+export async function followRun(
+  handle: RunHandle,
+  onEvent: (e: FollowEvent) => void,
+  pollMs = 400,
+): Promise<RunResult> {
+  let lastStep = 0;
+  let lastPhase = '';
+  const seenWarnings = new Set<string>();
+  let done = false;
+  const resultPromise = handle.result().finally(() => {
+    done = true;
+  });
+  resultPromise.catch(() => undefined);
+  const poll = async (): Promise<boolean> => {
+    try {
+      // a query can wait up to Temporal's 30 s query timeout (e.g. while a new worker loads the
+      // workflow); following must not stall on one, so each poll has its own short deadline
+      const [status, steps] = await handle.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () =>
+        Promise.all([queryStatus(handle), queryTranscript(handle)]),
+      );
+      for (const step of steps) {
+        if (step.step > lastStep) {
+          lastStep = step.step;
+          onEvent({ kind: 'step', step });
+        }
+      }
+      const phaseKey = `${status.phase}:${status.pending.map((p) => p.id).join(',')}`;
+      if (phaseKey !== lastPhase) {
+        lastPhase = phaseKey;
+        onEvent({ kind: 'phase', status });
+      }
+      for (const w of status.warnings) {
+        if (!seenWarnings.has(w)) {
+          seenWarnings.add(w);
+          onEvent({ kind: 'warning', text: w });
+        }
+      }
+      return true;
+    } catch {
+      // queries fail briefly while a worker restarts; keep following
+      return false;
+    }
   };
-  if (!parsed.ok) return usageError(parsed.error);
-  if (parsed.args.flags.help === true) {
-    out(commandHelp(spec));
-    return 0;
+  while (!done) {
+    await poll();
+    await Promise.race([resultPromise.catch(() => undefined), new Promise((r) => setTimeout(r, pollMs))]);
   }
-  const n = parsed.args.positionals.length;
-  if (n < spec.positionals.min || n > spec.positionals.max) {
-    return usageError(CLI_TEXT.positionals(spec.positionals.min, spec.positionals.max, n));
+  // the run may finish between polls: report its last steps too (a closed run's query needs a
+  // worker to replay it, so give it a few tries)
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (await poll()) break;
   }
-  try {
-    const command = await spec.load();
-    return await command.run(parsed.args);
-  } catch (e) {
-    err(CLI_TEXT.commandFailed(name, e instanceof Error ? e.message : String(e)));
-    return 1;
-  }
+  return resultPromise;
 }

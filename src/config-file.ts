@@ -1,10 +1,12 @@
 /**
- * Reads a role.yaml from disk and loads it (SPEC §3): the Node-side wrapper of the pure
- * `loadRoleConfig`. A file that cannot be read is reported like any other config error.
+ * Reads a role.yaml from disk and loads it: the Node-side wrapper of the pure `loadRoleConfig`. A
+ * file that cannot be read is reported like any other config error.
  */
 import * as fs from 'node:fs';
 import { loadRoleConfig, type LoadResult } from './core/config/load';
 import { CONFIG_MESSAGES } from './core/config/messages';
+import { RoleConfigError, type Role } from './core/config/define';
+import { formatIssue } from './core/config/issues';
 
 const READ_ERRORS: Record<string, string> = {
   ENOENT: 'no such file',
@@ -23,4 +25,11 @@ export function loadRoleFile(file: string): LoadResult {
     return { errors: [{ file, line: 0, col: 0, path: '', message }], warnings: [] };
   }
   return loadRoleConfig(text, file);
+}
+
+/** Read, validate and compile a role.yaml; throws {@link RoleConfigError} with every error located `file:line:col path: message`. */
+export function loadRole(file: string): Role {
+  const r = loadRoleFile(file);
+  if (r.errors.length > 0 || !r.graph || !r.config) throw new RoleConfigError(r.errors.map(formatIssue));
+  return { config: r.config, graph: r.graph, warnings: r.warnings.map(formatIssue) };
 }

@@ -1,8 +1,9 @@
 /**
- * A tiny argv parser shared by the CLI commands (SPEC §9): `--name value`, `--name=value`,
- * boolean `--flag`, positionals, and `--` to end flags. Flags are declared per command; an
- * unknown flag is a usage error (with a "did you mean" hint).
+ * Command-line flags, read with Node's own `util.parseArgs` (its tokens, so troupe can word the usage
+ * errors itself): `--name value`, `--name=value`, boolean `--flag`, `-h`, positionals and `--` to end
+ * flags. Flags are declared per command; an unknown flag is a usage error with a "did you mean" hint.
  */
+import { parseArgs as parseTokens } from 'node:util';
 import { closest } from '../core/config/did-you-mean';
 import { CLI_TEXT } from './texts';
 
@@ -23,42 +24,32 @@ export type ParseResult = { ok: true; args: ParsedArgs } | { ok: false; error: s
 
 /** Parse `argv` (the words after the command name) against `spec`. `-h` is `--help` when declared. */
 export function parseArgs(argv: readonly string[], spec: FlagSpec): ParseResult {
+  const options = Object.fromEntries(
+    Object.entries(spec).map(([name, type]) => [name, name === 'help' ? { type, short: 'h' } : { type }]),
+  );
+  const { tokens } = parseTokens({ args: [...argv], options, allowPositionals: true, strict: false, tokens: true });
   const args: ParsedArgs = { positionals: [], flags: {} };
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i];
-    if (word === '--') {
-      args.positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (word === '-h' && spec.help === 'boolean') {
-      args.flags.help = true;
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      args.positionals.push(token.value);
       continue;
     }
-    if (!word.startsWith('-') || word === '-') {
-      args.positionals.push(word);
-      continue;
-    }
-    const body = word.replace(/^--?/, '');
-    const eq = body.indexOf('=');
-    const name = eq >= 0 ? body.slice(0, eq) : body;
-    const kind = spec[name];
-    if (!word.startsWith('--') || kind === undefined) {
-      const near = closest(name, Object.keys(spec));
-      return { ok: false, error: CLI_TEXT.unknownFlag(word.split('=')[0], near ? ` (did you mean "--${near}"?)` : '') };
+    if (token.kind !== 'option') continue;
+    const kind = spec[token.name];
+    if (kind === undefined || (token.name === 'help' && token.rawName !== '--help' && token.rawName !== '-h')) {
+      const near = closest(token.name, Object.keys(spec));
+      return { ok: false, error: CLI_TEXT.unknownFlag(token.rawName, near ? ` (did you mean "--${near}"?)` : '') };
     }
     if (kind === 'boolean') {
-      if (eq >= 0) return { ok: false, error: CLI_TEXT.flagTakesNoValue(name) };
-      args.flags[name] = true;
+      if (token.value !== undefined) return { ok: false, error: CLI_TEXT.flagTakesNoValue(token.name) };
+      args.flags[token.name] = true;
       continue;
     }
-    if (eq >= 0) {
-      args.flags[name] = body.slice(eq + 1);
-      continue;
+    // a value that looks like the next flag means the value was forgotten
+    if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--'))) {
+      return { ok: false, error: CLI_TEXT.flagNeedsValue(token.name) };
     }
-    const value = argv[i + 1];
-    if (value === undefined || value.startsWith('--')) return { ok: false, error: CLI_TEXT.flagNeedsValue(name) };
-    args.flags[name] = value;
-    i++;
+    args.flags[token.name] = token.value;
   }
   return { ok: true, args };
 }

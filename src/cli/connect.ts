@@ -1,5 +1,5 @@
 /** Connect for a command that addresses an existing run; connection and lookup errors exit 1. */
-import { connectClient, isNotFound, runHandle, type RunHandle } from '../api';
+import { connectClient, isNotFound, runHandle, type RunHandle } from '../client';
 import { err } from './io';
 import { RUN_TEXT } from './run-texts';
 

@@ -3,7 +3,7 @@
  * approve, reject, answer, message, signal. Decisions check the `status` query first and exit 1
  * listing the pending request ids when the target is missing or ambiguous.
  */
-import { queryStatus, sendSignal, type RunHandle, type SignalName } from '../api';
+import { queryStatus, sendSignal, type RunHandle, type SignalName } from '../client';
 import type { SignalInputs } from '../core/humans/signals';
 import { SIGNAL_TYPE_RE } from '../core/config/schema';
 import { stringFlag, type ParsedArgs } from './args';

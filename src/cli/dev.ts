@@ -8,7 +8,7 @@
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { connectClient, followRun, startRun } from '../api';
+import { connectClient, followRun, startRun } from '../client';
 import { formatIssue } from '../core/config/issues';
 import { loadRoleFile } from '../config-file';
 import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer } from '../dev/temporal-server';
@@ -85,7 +85,7 @@ export async function run(args: ParsedArgs): Promise<number> {
     const conn = await connectClient({ address: server.address });
     cleanups.unshift(() => conn.close());
     out(DEV_TEXT.running(file, task));
-    const handle = await startRun(conn.client, { graph, task, taskQueue: conn.settings.taskQueue });
+    const handle = await startRun(conn.client, { role: graph, task, taskQueue: conn.settings.taskQueue });
     out(RUN_TEXT.started(handle.workflowId, conn.settings.taskQueue));
     if (server.uiUrl) out(RUN_TEXT.uiLink(server.uiUrl, server.namespace, handle.workflowId));
     const result = await followRun(handle, (e) => printEvent(handle.workflowId, e, out));

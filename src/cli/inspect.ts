@@ -2,7 +2,7 @@
  * `troupe status|result|transcript <id> [--json]` (SPEC §8, §9): read a run through its queries,
  * or its RunResult once finished (`result` waits for it).
  */
-import { queryStatus, queryTranscript, waitResult } from '../api';
+import { queryStatus, queryTranscript, waitResult } from '../client';
 import type { RunStatusView } from '../core/ending/result';
 import { booleanFlag, type ParsedArgs } from './args';
 import { withRun } from './connect';

@@ -4,7 +4,7 @@
  * that answers them) and print the result. Exit 0 when completed, 2 for any other final status,
  * 1 for config, usage or connection errors.
  */
-import { followRun, startRun, type FollowEvent } from '../api';
+import { followRun, startRun, type FollowEvent } from '../client';
 import { formatIssue } from '../core/config/issues';
 import type { RunResult } from '../core/ending/result';
 import { finalLine } from './final-line';
@@ -85,7 +85,7 @@ export async function run(args: ParsedArgs): Promise<number> {
   if (!conn) return 1;
   try {
     const handle = await startRun(conn.client, {
-      graph,
+      role: graph,
       task,
       workflowId: stringFlag(args, 'id'),
       taskQueue: conn.settings.taskQueue,

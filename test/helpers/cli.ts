@@ -4,7 +4,7 @@
  * `troupe run` followed in the background and `troupe approve` sent meanwhile keep apart.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { main } from '../../src/client';
+import { main } from '../../src/cli/main';
 import { testAddress } from './temporal';
 
 /** What one CLI invocation printed, and its exit code. */

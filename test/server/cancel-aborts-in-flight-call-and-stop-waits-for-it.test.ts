@@ -1,4 +1,4 @@
-import { main } from '../../src/client';
+import { main } from '../../src/cli/main';
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { testAddress } from '../helpers/temporal';
 import { stubGate } from '../helpers/stub-llm';

@@ -152,7 +152,7 @@ output:
     const file = writeConfig(LOOP('      - max_iterations: 1'));
     const saved = process.env.TEMPORAL_ADDRESS;
     const r = await (async () => {
-      const { main } = await import('../../src/client');
+      const { main } = await import('../../src/cli/main');
       process.env.TEMPORAL_ADDRESS = '127.0.0.1:1';
       let err = '';
       const write = process.stderr.write.bind(process.stderr);

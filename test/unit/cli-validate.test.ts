@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { main } from '../../src/client';
+import { main } from '../../src/cli/main';
 import { parseArgs } from '../../src/cli/args';
 
 const root = path.join(__dirname, '..', '..');

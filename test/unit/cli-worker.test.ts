@@ -1,6 +1,6 @@
 /** `troupe worker` checks the endpoint allowlists in its environment before it connects to Temporal. */
 import { ENDPOINT_TEXTS } from '../../src/activities/endpoints';
-import { main } from '../../src/client';
+import { main } from '../../src/cli/main';
 
 test('a listed base URL that is not a URL stops the worker with exit code 1 and names the entry', async () => {
   let stderr = '';

@@ -1,0 +1,50 @@
+/**
+ * The `troupe` CLI entry (SPEC §9): `main(argv)` looks the command up in the command table
+ * (`src/cli/commands.ts`), parses its flags, runs it and returns the exit code. It never throws and
+ * never prints a stack trace: usage errors and failures exit 1 with a one-line message.
+ */
+import { parseArgs, type FlagSpec } from './args';
+import { COMMANDS } from './commands';
+import { commandHelp, helpText } from './help';
+import { err, out } from './io';
+import { CLI_TEXT } from './texts';
+import { didYouMean } from '../core/config/did-you-mean';
+
+/** Run the CLI with `argv` (without `node` and the script). Resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    out(helpText());
+    return 1;
+  }
+  if (name === '--help' || name === '-h') return main(['help', ...rest]);
+  const spec = COMMANDS[name];
+  if (!spec) {
+    err(CLI_TEXT.unknownCommand(name, didYouMean(name, Object.keys(COMMANDS))));
+    err(CLI_TEXT.seeHelp);
+    return 1;
+  }
+  const flags: FlagSpec = { ...spec.flags, help: 'boolean' };
+  const parsed = parseArgs(rest, flags);
+  const usageError = (message: string): number => {
+    err(CLI_TEXT.commandFailed(name, message));
+    err(CLI_TEXT.usageLine(spec.usage));
+    return 1;
+  };
+  if (!parsed.ok) return usageError(parsed.error);
+  if (parsed.args.flags.help === true) {
+    out(commandHelp(spec));
+    return 0;
+  }
+  const n = parsed.args.positionals.length;
+  if (n < spec.positionals.min || n > spec.positionals.max) {
+    return usageError(CLI_TEXT.positionals(spec.positionals.min, spec.positionals.max, n));
+  }
+  try {
+    const command = await spec.load();
+    return await command.run(parsed.args);
+  } catch (e) {
+    err(CLI_TEXT.commandFailed(name, e instanceof Error ? e.message : String(e)));
+    return 1;
+  }
+}

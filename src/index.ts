@@ -1,0 +1,48 @@
+/**
+ * troupe's public API: the deliberate list of what a program may import from `troupe`. Everything
+ * else in the package is internal and may change between versions.
+ *
+ * - Define a graph: `defineRole` (TypeScript) or `loadRole` (a role.yaml file).
+ * - Extend the YAML: `registerTopology`, `registerCondition`, `registerCompletionCheck` (conditions
+ *   and checks run inside the workflow, so their modules are bundled into it: `createWorker({ plugins })`).
+ * - Run: `createWorker` on the worker side; `connectClient`, `startRun`, `followRun`, `waitResult`,
+ *   `queryStatus`, `queryTranscript`, `sendSignal` on the client side.
+ */
+
+// defining graphs
+export { defineRole, RoleConfigError, type Role, type RoleInput } from './core/config/define';
+export type { RoleConfig } from './core/config/schema';
+export { loadRole, loadRoleFile } from './config-file';
+export type { CompiledGraph } from './core/graph/types';
+
+// extending the YAML
+export { registerTopology } from './core/graph/topologies';
+export { registerCondition, type ConditionPlugin } from './core/termination/registry';
+export type { TerminationView } from './core/termination/view';
+export { registerCompletionCheck, type CompletionCheck, type CompletionContext, type CheckVerdict } from './core/checks/pipeline';
+
+// running: the worker
+export { createWorker, bundleWorkflows, type WorkerConfig } from './worker';
+export { createActivities, type LlmEndpointOptions } from './activities';
+
+// running: the client
+export {
+  connectClient,
+  followRun,
+  isNotFound,
+  queryStatus,
+  queryTranscript,
+  runHandle,
+  sendSignal,
+  startRun,
+  waitResult,
+  type FollowEvent,
+  type RunHandle,
+  type StartOptions,
+} from './client';
+export { SIGNALS, WORKFLOW_TYPE, statusQuery, transcriptQuery } from './workflows/messages';
+export type { SignalInputs, SignalName } from './core/humans/signals';
+export type { RunResult, RunStatusView, RunEnd, Diagnostics } from './core/ending/result';
+export type { PendingRequest } from './core/humans/requests';
+export type { TranscriptStep } from './core/state/state';
+export { settingsFromEnv, type TroupeSettings } from './settings';

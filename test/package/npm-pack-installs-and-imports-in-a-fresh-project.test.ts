@@ -1,0 +1,95 @@
+/**
+ * troupe as a package: `npm run build` and `npm pack`, then a fresh project installs the tarball and
+ * imports the public API from `troupe` — at runtime (CommonJS) and in TypeScript through the shipped
+ * declarations — defines a role in TypeScript, compiles it, and bundles the workflow code the worker
+ * would run. Nothing here reads the repository's sources.
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+function sh(cmd: string, args: string[], cwd: string): string {
+  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' } });
+}
+
+describe('the npm package', () => {
+  let project: string;
+
+  beforeAll(() => {
+    sh(NPM, ['run', 'build'], ROOT);
+    const packDir = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-pack-'));
+    const packed = JSON.parse(sh(NPM, ['pack', '--json', '--pack-destination', packDir], ROOT)) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const tarball = path.join(packDir, packed[0].filename);
+    const shipped = packed[0].files.map((f) => f.path);
+    expect(shipped).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/workflows/index.js', 'bin/troupe.js', 'scripts/get-temporal-cli.sh']));
+    expect(shipped.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
+
+    project = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-consumer-'));
+    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+    sh(NPM, ['install', '--prefer-offline', '--no-save', tarball], project);
+  }, 600_000);
+
+  test('require("troupe") gives the public API, and defineRole compiles a role written in code', () => {
+    const script = `
+      const t = require('troupe');
+      const names = ['defineRole', 'loadRole', 'startRun', 'followRun', 'connectClient', 'createWorker', 'registerCondition', 'registerTopology', 'registerCompletionCheck', 'sendSignal'];
+      for (const n of names) if (typeof t[n] !== 'function') throw new Error('missing export ' + n);
+      const role = t.defineRole({
+        name: 'essay',
+        agents: { writer: { instructions: 'Write.' }, critic: { instructions: 'Critique.' } },
+        collaboration: { topology: 'review-loop', agents: ['writer', 'critic'], termination: { any_of: [{ max_iterations: 2 }] } },
+      });
+      let error;
+      try { t.defineRole({ name: 'Bad Name', agents: {}, collaboration: { topology: 'pipeline', agents: ['ghost'] } }); } catch (e) { error = e; }
+      console.log(JSON.stringify({ edges: role.graph.edges.length, cap: role.graph.maxIterations, error: error && error.name, issues: error && error.issues }));
+    `;
+    const out = JSON.parse(sh(process.execPath, ['-e', script], project));
+    expect(out.edges).toBe(4);
+    expect(out.cap).toBe(2);
+    expect(out.error).toBe('RoleConfigError');
+    expect(out.issues).toEqual(expect.arrayContaining(['name: must match [a-z0-9][a-z0-9-]*']));
+  });
+
+  test('TypeScript sees typed declarations: a typo in a role is a compile error, a correct program type-checks', () => {
+    const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    fs.writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { strict: true, module: 'commonjs', moduleResolution: 'node', target: 'ES2022', noEmit: true, skipLibCheck: true, types: [] }, include: ['*.ts'] }),
+    );
+    fs.writeFileSync(
+      path.join(project, 'good.ts'),
+      `import { defineRole, startRun, createWorker, registerCondition, type RunResult } from 'troupe';
+const role = defineRole({ name: 'r', agents: { a: { instructions: 'x' } }, collaboration: { topology: 'pipeline', agents: ['a'] } });
+const graphName: string = role.graph.name;
+void startRun; void createWorker; void registerCondition; void graphName;
+export type Done = RunResult['status'];
+`,
+    );
+    sh(process.execPath, [tsc, '-p', '.'], project);
+    fs.writeFileSync(path.join(project, 'bad.ts'), `import { defineRole } from 'troupe';\ndefineRole({ name: 'r', agentz: {}, collaboration: {} });\n`);
+    let failed = '';
+    try {
+      sh(process.execPath, [tsc, '-p', '.'], project);
+    } catch (e) {
+      failed = String((e as { stdout?: string }).stdout);
+    }
+    fs.rmSync(path.join(project, 'bad.ts'));
+    expect(failed).toContain("bad.ts");
+    expect(failed).toMatch(/agentz/);
+  }, 120_000);
+
+  test('the installed worker bundles its workflow code (what createWorker runs)', () => {
+    const out = sh(process.execPath, ['-e', `require('troupe').bundleWorkflows().then((b) => console.log(b.code.length > 10000 ? 'bundled' : 'empty'))`], project);
+    expect(out.trim()).toBe('bundled');
+  }, 120_000);
+
+  test('the installed bin validates a role file', () => {
+    fs.writeFileSync(path.join(project, 'role.yaml'), 'name: r\nagents:\n  a: { instructions: x }\ncollaboration:\n  topology: pipeline\n  agents: [a]\n');
+    const out = sh(process.execPath, [path.join(project, 'node_modules', 'troupe', 'bin', 'troupe.js'), 'validate', 'role.yaml'], project);
+    expect(out).toContain('✓ role.yaml is valid');
+  });
+});
