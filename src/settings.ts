@@ -1,5 +1,5 @@
 /**
- * Connection settings from the environment (SPEC §9), shared by the worker, the CLI and the demo.
+ * Connection settings from the environment, shared by the worker, the CLI and the demo.
  */
 export interface TroupeSettings {
   address: string;

@@ -1,7 +1,7 @@
 /**
- * The troupe worker (SPEC §2, §9): runs the run workflow and the LLM activities on a task queue.
+ * The troupe worker: runs the run workflow and the LLM activities on a task queue.
  * Workflow code is bundled once at start; a `--plugins` module (custom conditions, completion
- * checks) is bundled into it so the workflow can evaluate what the plugin registers (§11.11).
+ * checks) is bundled into it so the workflow can evaluate what the plugin registers.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

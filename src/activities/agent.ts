@@ -1,5 +1,5 @@
 /**
- * The agent activity (SPEC §5.2, §11.5, §11.12): one chat-completions call plus a bounded loop for the
+ * The agent activity: one chat-completions call plus a bounded loop for the
  * built-in `goal`/`signal` tools. Tool calls are validated against the goal snapshot and returned as
  * events; the workflow applies them. The final text is cut to 256 KiB.
  */
@@ -17,7 +17,7 @@ import { cutUtf8 } from '../core/text/utf8';
 export const AGENT_LIMITS = {
   /** Tool rounds answered inside one activity before the closing `tool_choice: none` call. */
   maxToolRounds: 4,
-  /** Largest final text, in UTF-8 bytes (§11.5). */
+  /** Largest final text, in UTF-8 bytes. */
   maxTextBytes: 256 * 1024,
 } as const;
 

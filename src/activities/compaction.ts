@@ -1,5 +1,5 @@
 /**
- * The compaction activity (SPEC §8, §11.5): folds an agent's older turns into its rolling summary so the
+ * The compaction activity: folds an agent's older turns into its rolling summary so the
  * agent's prompt stays inside `context_window`. The summary keeps decisions, open issues and the latest
  * scores and verdicts, and is bounded by `maxSummaryTokens`; the request itself is fitted to the same window.
  */

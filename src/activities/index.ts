@@ -1,5 +1,5 @@
 /**
- * The LLM activities the worker registers (SPEC §2, §5): agent calls, convergence judging and transcript
+ * The LLM activities the worker registers: agent calls, convergence judging and transcript
  * compaction. The endpoint defaults and environment are injected so the worker, the demo and the tests
  * can point every call at their own OpenAI-compatible server.
  */

@@ -1,5 +1,5 @@
 /**
- * The convergence judge activity (SPEC §5.4, §11.13): asks the judge model, at temperature 0, whether
+ * The convergence judge activity: asks the judge model, at temperature 0, whether
  * an agent's latest result meets the criteria, as a strict `convergence_verdict` JSON object. Endpoints
  * that reject `response_format` get one retry without it, and the first JSON object in the reply is read.
  */

@@ -1,5 +1,5 @@
 /**
- * One chat-completions request as a Temporal activity step (SPEC §5.2, §11.4): the OpenAI client with
+ * One chat-completions request as a Temporal activity step: the OpenAI client with
  * retries left to Temporal, a per-request timeout of the activity's remaining time minus 1 s, abort on
  * activity cancellation, a heartbeat while the request is in flight, and the HTTP error classification
  * that tells the workflow which failures are fatal and which Temporal should retry.
@@ -24,7 +24,7 @@ export const LLM_DEFAULTS = {
   /** Sent when no key is configured, so keyless local endpoints (Ollama, the offline model) work. */
   noApiKey: 'troupe-no-key',
   heartbeatIntervalMs: 300,
-  /** Each request ends this long before the activity's start-to-close deadline (§11.4). */
+  /** Each request ends this long before the activity's start-to-close deadline. */
   deadlineMarginMs: 1000,
   minRequestTimeoutMs: 100,
   maxErrorMessageChars: 500,
@@ -334,7 +334,7 @@ const RESPONSE_FORMAT_REJECTED = /response[_ ]format|json[_ ]schema|structured o
 
 /**
  * Whether a failure is an endpoint refusing `response_format` (HTTP 400 naming it): such endpoints
- * get the same request once more without it (§11.12, §11.13).
+ * get the same request once more without it.
  */
 export function rejectsResponseFormat(err: unknown): boolean {
   const details = llmFailureDetails(err);

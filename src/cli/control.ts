@@ -1,5 +1,5 @@
 /**
- * Commands that steer a run through signals (SPEC §7, §9, §11.6): pause, resume, stop, cancel,
+ * Commands that steer a run through signals: pause, resume, stop, cancel,
  * approve, reject, answer, message, signal. Decisions check the `status` query first and exit 1
  * listing the pending request ids when the target is missing or ambiguous.
  */

@@ -1,5 +1,5 @@
 /**
- * `troupe dev [role.yaml] [--task T] [--exit]` / `npm run demo` (SPEC §9): the whole product on one
+ * `troupe dev [role.yaml] [--task T] [--exit]` / `npm run demo`: the whole product on one
  * machine. Starts a local Temporal dev server with its Web UI, the built-in offline model when no
  * OPENAI_API_KEY is set, a worker, and a run of the example review loop; prints its progress, the
  * result and where to inspect its history. Keeps the server up until Ctrl+C when run in a terminal.

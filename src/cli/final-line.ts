@@ -1,11 +1,11 @@
 /**
- * The final line `troupe run` prints (SPEC §8, §9; issue "every way a run can end, told apart"):
+ * The final line `troupe run` prints:
  * one distinct, actionable sentence per status and reason, built from the RunResult alone.
  */
 import type { RunStatus, StopReason } from '../core/termination/types';
 import { budgetHint, isBudgetReason, usdSpentText } from '../core/budgets/ledger';
 
-/** Failure details of a failed run (SPEC §8 `diagnostics`), plus who failed when known. */
+/** Failure details of a failed run, plus who failed when known. */
 export interface FinalDiagnostics {
   status?: number;
   requestId?: string;

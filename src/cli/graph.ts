@@ -1,5 +1,5 @@
 /**
- * `troupe graph <role.yaml> [--format mermaid|dot] [--plugins file]` (SPEC §9): the picture of the
+ * `troupe graph <role.yaml> [--format mermaid|dot] [--plugins file]`: the picture of the
  * compiled graph on stdout; config errors and warnings on stderr (exit 1 on errors).
  */
 import { formatIssue } from '../core/config/issues';

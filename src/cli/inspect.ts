@@ -1,5 +1,5 @@
 /**
- * `troupe status|result|transcript <id> [--json]` (SPEC §8, §9): read a run through its queries,
+ * `troupe status|result|transcript <id> [--json]`: read a run through its queries,
  * or its RunResult once finished (`result` waits for it).
  */
 import { queryStatus, queryTranscript, waitResult } from '../client';

@@ -1,5 +1,5 @@
 /**
- * The `troupe` CLI entry (SPEC §9): `main(argv)` looks the command up in the command table
+ * The `troupe` CLI entry: `main(argv)` looks the command up in the command table
  * (`src/cli/commands.ts`), parses its flags, runs it and returns the exit code. It never throws and
  * never prints a stack trace: usage errors and failures exit 1 with a one-line message.
  */

@@ -1,5 +1,5 @@
 /**
- * `--plugins <file>` (SPEC §11.11): load a plugin module before YAML compiles, so what it
+ * `--plugins <file>`: load a plugin module before YAML compiles, so what it
  * registers (`registerTopology`, `registerCondition`, ...) is known to the loader.
  */
 import * as fs from 'node:fs';

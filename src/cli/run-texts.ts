@@ -1,4 +1,4 @@
-/** User-visible texts of the run-time CLI commands (run, worker, status, signals, dev; SPEC §9). */
+/** User-visible texts of the run-time CLI commands (run, worker, status, signals, dev). */
 import type { PendingRequest } from '../core/humans/requests';
 
 export const RUN_TEXT = {

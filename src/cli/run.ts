@@ -1,5 +1,5 @@
 /**
- * `troupe run <role.yaml> [--task T] [--id ID] [--json] [--detach] [--plugins file]` (SPEC §9):
+ * `troupe run <role.yaml> [--task T] [--id ID] [--json] [--detach] [--plugins file]`:
  * validate, start the run workflow, follow its progress (human waits included, with the command
  * that answers them) and print the result. Exit 0 when completed, 2 for any other final status,
  * 1 for config, usage or connection errors.
@@ -16,7 +16,7 @@ import { loadPlugins } from './plugins';
 import { RUN_TEXT } from './run-texts';
 import { CLI_TEXT } from './texts';
 
-/** Exit code of a finished run (§9, §11.14). */
+/** Exit code of a finished run. */
 export function exitCodeOf(result: RunResult): number {
   return result.status === 'completed' && result.outputValid !== false ? 0 : 2;
 }

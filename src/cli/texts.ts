@@ -1,4 +1,4 @@
-/** User-visible texts of the CLI dispatcher and the validate/graph/help commands (SPEC §9). */
+/** User-visible texts of the CLI dispatcher and the validate/graph/help commands. */
 export const CLI_TEXT = {
   unknownFlag: (flag: string, hint: string) => `unknown flag ${flag}${hint}`,
   flagTakesNoValue: (name: string) => `--${name} does not take a value`,

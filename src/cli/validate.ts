@@ -1,5 +1,5 @@
 /**
- * `troupe validate <role.yaml> [--plugins file] [--json]` (SPEC §3, §9): prints every error and
+ * `troupe validate <role.yaml> [--plugins file] [--json]`: prints every error and
  * warning located as `file:line:col path: message` and a one-line summary; exit 1 on errors.
  */
 import { formatIssue } from '../core/config/issues';

@@ -1,5 +1,5 @@
 /**
- * `troupe worker [--plugins file]` (SPEC §9): run a worker until SIGINT/SIGTERM, then shut down
+ * `troupe worker [--plugins file]`: run a worker until SIGINT/SIGTERM, then shut down
  * gracefully. A malformed endpoint allowlist in the environment stops it before it connects.
  */
 import { endpointPolicy } from '../activities/endpoints';

@@ -1,5 +1,5 @@
 /**
- * Turning activity failures into run ends (SPEC §8, §11.7): a non-retryable LLM error is
+ * Turning activity failures into run ends: a non-retryable LLM error is
  * `failed/fatal_error`, anything that exhausted its retries is `failed/activity_failed`; both carry
  * diagnostics with the HTTP status and provider request id when known.
  */

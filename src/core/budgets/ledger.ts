@@ -1,5 +1,5 @@
 /**
- * Usage, cost and budgets (SPEC §8, §11.7, §11.14): a plain-JSON usage ledger that counts every LLM
+ * Usage, cost and budgets: a plain-JSON usage ledger that counts every LLM
  * call (agents, judge, compaction, tool rounds), cost from configured per-model prices, and the four
  * hard budgets with reason texts that carry the figures.
  */
@@ -43,7 +43,7 @@ export interface LedgerCall {
   kind: 'agent' | 'judge' | 'compaction';
   /** The agent dispatched, judged or compacted for; only `agent` calls go into `byAgent`. */
   agent?: string;
-  /** Configured model name; cost uses it (§11.7). */
+  /** Configured model name; cost uses it. */
   model: string;
   usage: TokenCounts;
   round: number;
@@ -58,7 +58,7 @@ export type BudgetReason =
   | 'max_turns_exceeded'
   | 'duration_budget_exceeded';
 
-/** A crossed budget: the run starts nothing new and ends `budget_exceeded` (§11.7). */
+/** A crossed budget: the run starts nothing new and ends `budget_exceeded`. */
 export interface BudgetStop {
   reason: BudgetReason;
   reasonText: string;
@@ -199,7 +199,7 @@ export function recordCompactionCall(ledger: UsageLedger, call: Omit<LedgerCall,
 
 /**
  * The first crossed budget (tokens, money, agent calls, active time; each `>=` its limit), or null.
- * Checked before each wave and after each result (§8).
+ * Checked before each wave and after each result.
  */
 export function checkBudget(budget: CompiledBudget, ledger: UsageLedger, activeMs: number): BudgetStop | null {
   const calls = ledger.agentCalls;
@@ -229,7 +229,7 @@ export function checkBudget(budget: CompiledBudget, ledger: UsageLedger, activeM
 }
 
 /**
- * The check before a wave of `waveSize` dispatches (§8, §11.7): `checkBudget`, and also a wave that
+ * The check before a wave of `waveSize` dispatches: `checkBudget`, and also a wave that
  * would take the agent calls past `max_agent_calls`. Such a wave is refused whole (`max_turns_exceeded`)
  * rather than cut, since a partial wave would route differently; so the limit is never exceeded.
  */

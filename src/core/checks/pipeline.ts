@@ -1,8 +1,8 @@
 /**
- * The completion-check pipeline (SPEC §6.1, §11.11): when a round is about to end normally, the goal
+ * The completion-check pipeline: when a round is about to end normally, the goal
  * check runs, then the output-schema check, then checks added with `registerCompletionCheck`, in
  * registration order. The first *continue* wins; a check that throws counts as *done* with a
- * warning. As in EasyAI (reference/easyai.md §1.2) a *done* does not short-circuit. Pure and
+ * warning; a *done* does not short-circuit. Pure and
  * synchronous (no awaits, so no Temporal cancellation can be swallowed); plain data in and out.
  */
 import { goalCheck, goalRunStatus, type GoalRunStatus, type GoalState } from '../goals';

@@ -1,5 +1,5 @@
 /**
- * "Did you mean X?" hints for unknown keys, topologies, conditions and commands (SPEC §3). Pure.
+ * "Did you mean X?" hints for unknown keys, topologies, conditions and commands. Pure.
  */
 
 /**

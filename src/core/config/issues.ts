@@ -1,5 +1,5 @@
 /**
- * Config issues (SPEC §3): every error and warning about a role.yaml carries a config path and,
+ * Config issues: every error and warning about a role.yaml carries a config path and,
  * once located in the YAML text, a line and column. Pure.
  */
 

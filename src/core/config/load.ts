@@ -1,5 +1,5 @@
 /**
- * role.yaml text → validated config + compiled graph (SPEC §3): YAML syntax errors, schema errors,
+ * role.yaml text → validated config + compiled graph: YAML syntax errors, schema errors,
  * unknown keys and graph errors are all reported at once, each located as `file:line:col path:
  * message`; warnings are kept separate. Pure (the file is read by `src/config-file.ts`).
  */

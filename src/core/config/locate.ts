@@ -1,5 +1,5 @@
 /**
- * Path → line:col in the YAML text (SPEC §3). Values are located at the value; unknown keys and
+ * Path → line:col in the YAML text. Values are located at the value; unknown keys and
  * whole sections at the key; a path that does not exist (a missing key) at its nearest existing
  * ancestor's key, or at the scalar the path runs through. Pure.
  */

@@ -1,4 +1,4 @@
-/** User-visible messages of config loading (SPEC §3), in one place so tests can pin them. */
+/** User-visible messages of config loading, in one place so tests can pin them. */
 export const CONFIG_MESSAGES = {
   required: 'required',
   expected: (expected: string, got: string) => `expected ${expected}, got ${got}`,
@@ -20,7 +20,7 @@ export const CONFIG_MESSAGES = {
   pattern: (p: string) => `must match ${p}`,
   multipleOf: (n: number) => `must be a multiple of ${n}`,
   invalid: 'invalid value',
-  /** A `result_matches` with no matcher could never hold (rolebox accepted it and never fired). */
+  /** A `result_matches` with no matcher could never hold, so it is an error rather than a silent never. */
   resultMatchesNeedsMatcher: 'needs at least one of contains, regex, score_gte, no_changes (without one it could never hold)',
   tokenUsageNeedsLimit: 'needs at least one of max_total_tokens, max_prompt_tokens, max_completion_tokens',
   signalType: 'must match [a-z][a-z0-9_]*',

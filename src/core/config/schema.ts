@@ -1,22 +1,22 @@
 /**
- * The role.yaml schema (SPEC §3). This zod schema is the single source of truth for the config:
+ * The role.yaml schema. This zod schema is the single source of truth for the config:
  * the TypeScript types below are inferred from it. Pure: imported by the CLI and, through the
  * compiled graph, indirectly by the workflow.
  */
 import { z } from 'zod';
 import { CONFIG_MESSAGES as M } from './messages';
 
-/** Agent and graph names: `[a-z0-9][a-z0-9-]*` for the role name; agents keep rolebox's edge-name rule. */
+/** The role name: `[a-z0-9][a-z0-9-]*` (agent names follow the edge-string rule below). */
 export const ROLE_NAME_RE = /^[a-z0-9][a-z0-9-]*$/;
-/** An agent name may not contain whitespace, `>` or `:` (the edge-string separators, §4.2). */
+/** An agent name may not contain whitespace, `>` or `:` (the separators of the edge string form). */
 export const AGENT_NAME_RE = /^[^\s>:]+$/;
-/** Signal types, for `signal_observed` and the `signal` tool (§11.12). */
+/** Signal types, for `signal_observed` and the `signal` tool. */
 export const SIGNAL_TYPE_RE = /^[a-z][a-z0-9_]*$/;
 
 const positiveInt = z.number().int().positive();
 /**
  * A loop cap (`collaboration.max_iterations`, the `max_iterations` condition): a whole number of
- * iterations, at least 1. rolebox clamped 0 and negatives to 0, which capped the first revisit.
+ * iterations, at least 1 (a cap of 0 would stop a loop before its first revisit).
  */
 const loopCap = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1));
 
@@ -46,7 +46,7 @@ export const AgentSchema = z.strictObject({
   timeout_ms: positiveInt.optional(),
 });
 
-/** Object form of an edge (§4.2). `when` is a condition, validated by the condition parser. */
+/** Object form of an edge. `when` is a condition, validated by the condition parser. */
 export const EdgeObjectSchema = z.strictObject({
   from: z.string().trim().min(1, 'must be a non-empty string'),
   to: z.string().trim().min(1, 'must be a non-empty string'),
@@ -57,7 +57,7 @@ export const EdgeObjectSchema = z.strictObject({
 export const EdgeSchema = z.union([z.string(), EdgeObjectSchema]);
 
 /**
- * Per-key schemas of the termination conditions (§4.6). A condition item in YAML is an object with
+ * Per-key schemas of the termination conditions. A condition item in YAML is an object with
  * exactly one of these keys (or the string `signal_observed(type)`); `any_of`/`all_of` nest.
  */
 export const CONDITION_SCHEMAS = {

@@ -1,5 +1,5 @@
 /**
- * zod issues → friendly path issues (SPEC §3): "expected number, got string", "required",
+ * zod issues → friendly path issues: "expected number, got string", "required",
  * one `unknown key "x" (did you mean "y"?)` per unknown key located at the key, and union errors
  * reduced to the branch the user evidently meant. Pure.
  */

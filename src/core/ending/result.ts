@@ -1,5 +1,5 @@
 /**
- * The RunResult (SPEC §8) and the `status` query view, built from the run state. Pure.
+ * The RunResult and the `status` query view, built from the run state. Pure.
  */
 import type { RunStatus } from '../termination/types';
 import type { UsageLedger } from '../budgets/ledger';
@@ -67,7 +67,7 @@ export interface OutputOutcome {
   outputErrors?: string[];
 }
 
-/** The `status` query (§8): phase, position, usage, goal, pending requests, latest results in brief. */
+/** The `status` query: phase, position, usage, goal, pending requests, latest results in brief. */
 export interface RunStatusView {
   workflowId: string;
   phase: 'running' | 'paused' | 'awaiting_human' | 'finished';
@@ -88,14 +88,14 @@ export interface RunStatusView {
   final?: { status: RunStatus; reason: string; reasonText: string };
 }
 
-/** Final agents of the round (§11.3): exits in order, else the last wave's last agent. */
+/** Final agents of the round: exits in order, else the last wave's last agent. */
 export function finalAgents(state: RunState): string[] {
   if (state.round.exits.length > 0) return [...new Set(state.round.exits)];
   const last = state.round.lastWave[state.round.lastWave.length - 1];
   return last ? [last] : [];
 }
 
-/** `finalText`: the single text, or each under a `## <agent>` heading (§11.3). */
+/** `finalText`: the single text, or each under a `## <agent>` heading. */
 export function finalText(state: RunState, agents: string[]): string {
   const texts = agents.map((a) => ({ agent: a, text: state.results[a]?.text ?? '' }));
   if (texts.length === 1) return texts[0].text;

@@ -1,7 +1,7 @@
 /**
- * The goal completion check (SPEC §6.3) and the run status a finished goal imposes (§11.8), ported
- * from EasyAI's GoalCompletionCheck (reference/easyai.md §1.6): turns are checked before duration,
- * turnCount counts auto-continuations. Import the goal API from `./goal`.
+ * The goal completion check and the run status a finished goal imposes (docs/semantics.md, "Goals"):
+ * the turn limit is checked before the duration limit, and turnCount counts auto-continuations.
+ * Import the goal API from `./index`.
  */
 import type { RunStatus } from '../termination/types';
 import { goalContinuationPrompt } from './prompts';
@@ -20,7 +20,7 @@ export type GoalCheckResult =
   | { kind: 'stop'; goal: GoalState; reason: GoalLimitReason };
 
 /**
- * The goal completion check (§6.3): not active → done; turn limit first, then duration limit →
+ * The goal completion check: not active → done; turn limit first, then duration limit →
  * `limit_reached` with the exact stop reason; else `turnCount + 1` and a `<goal_continuation>`
  * prompt for a new round. `stop` counts as *done* for the check pipeline (later checks still run).
  */
@@ -43,7 +43,7 @@ function limit(g: GoalState, now: number, reason: GoalLimitReason, text: string)
   return { kind: 'stop', goal, reason };
 }
 
-/** How a goal ends the run (§6.3, §11.8); undefined while it is `active` or `paused`. */
+/** How a goal ends the run; undefined while it is `active` or `paused`. */
 export interface GoalRunStatus {
   status: Extract<RunStatus, 'completed' | 'blocked' | 'limit_reached'>;
   reason: 'goal_completed' | 'goal_blocked' | GoalLimitReason;

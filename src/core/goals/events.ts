@@ -1,8 +1,8 @@
 /**
- * Applying `goal` tool events to the goal state (SPEC §6.3, §11.8). The activity validates the call
+ * Applying `goal` tool events to the goal state. The activity validates the call
  * and answers the model; the workflow applies the resulting events in wave order with these pure
- * transitions. Unlike EasyAI (reference/easyai.md §1.7), `completed` and `add_evidence` need
- * evidence and `blocked` needs a reason; the workflow re-checks so a bad event never changes the goal.
+ * transitions. `completed` and `add_evidence` need evidence and `blocked` needs a reason; the
+ * workflow checks again so a bad event never changes the goal.
  */
 import type { ToolEvent } from '../llm/contract';
 import { omitGoalKeys, withGoalHistory, type GoalState, type GoalStatus } from './state';
@@ -79,8 +79,8 @@ export function applyGoalEvent(g: GoalState, event: GoalEvent, now: number, agen
 }
 
 /**
- * Apply one `goal` tool event, reporting an invalid one. Any status may be set (no transition guard,
- * as in EasyAI); leaving `blocked` clears `blockedReason`, setting `active` clears `stopReason`. The
+ * Apply one `goal` tool event, reporting an invalid one. Any status may be set (there is no transition
+ * guard); leaving `blocked` clears `blockedReason`, setting `active` clears `stopReason`. The
  * clock is not touched: a `paused` goal makes the caller pause the run, which stops the clock.
  */
 export function tryGoalEvent(g: GoalState, event: GoalEvent, now: number, agent: string): GoalEventOutcome {
@@ -139,7 +139,7 @@ function statusChange(g: GoalState, event: GoalEvent, status: Exclude<GoalStatus
   }
 }
 
-/** What the workflow does after a wave's goal events: nothing, end the round (§11.8), or pause the run. */
+/** What the workflow does after a wave's goal events: nothing, end the round, or pause the run. */
 export type GoalWaveEffect = 'none' | 'end_round' | 'pause_run';
 
 /**
@@ -180,7 +180,7 @@ function waveEffect(status: GoalStatus): GoalWaveEffect {
   }
 }
 
-/** The `resume` signal on a goal the tool paused: back to `active` (§11.8). Other statuses: unchanged. */
+/** The `resume` signal on a goal the tool paused: back to `active`. Other statuses: unchanged. */
 export function reactivatePausedGoal(g: GoalState, now: number): GoalState {
   if (g.status !== 'paused') return g;
   return withGoalHistory({ ...omitGoalKeys(g, 'stopReason'), status: 'active' }, 'resumed', GOAL_EVENT_TEXTS.resumed, now);

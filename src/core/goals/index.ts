@@ -1,5 +1,5 @@
 /**
- * The goal API (SPEC §6.2, §6.3, §11.8), one import for the workflow: state and clock
+ * The goal API, one import for the workflow: state and clock
  * (`goal-state.ts`), tool events (`goal-events.ts`), the completion check and run status
  * (`goal-check.ts`) and the prompts (`goal-prompts.ts`). All pure; time is injected as `now`.
  */

@@ -1,12 +1,11 @@
 /**
- * Goal prompt texts (SPEC §6.3, §11.8): the round-1 `<goal_framework>` block and the
- * `<goal_continuation>` prompt, in EasyAI's line layout (reference/easyai.md §1.6, §1.8). troupe
- * adds the success criteria and constraints (EasyAI stored but never showed them) and asks for the
- * evidence and reason its `goal` tool requires. Every user-supplied text is XML-escaped.
+ * Goal prompt texts: the round-1 `<goal_framework>` block and the `<goal_continuation>` prompt. Both
+ * show the objective, the success criteria and the constraints, and ask for the evidence and reason
+ * the `goal` tool requires. Every user-supplied text is XML-escaped.
  */
 import { goalSeconds, type GoalState } from './state';
 
-/** Escape `& < > " '` (in that order, as EasyAI; already-escaped text is escaped again). Newlines stay. */
+/** Escape `& < > " '` (in that order; already-escaped text is escaped again). Newlines stay. */
 export function escapeXml(text: string): string {
   return text
     .replace(/&/g, '&amp;')
@@ -50,7 +49,7 @@ function goalBody(g: GoalState): string[] {
 /**
  * The `<goal_continuation>` prompt sent to each wave-1 agent of a continuation round: escaped
  * objective (criteria, constraints), `- Turns used: k/N`, `- Time elapsed: Xs/Ys`, next steps.
- * `g` is the state after the increment; lines joined with `\n` plus a trailing `\n`, as EasyAI.
+ * `g` is the state after the increment; lines joined with `\n` plus a trailing `\n`.
  */
 export function goalContinuationPrompt(g: GoalState, elapsedMs: number): string {
   return [
@@ -70,7 +69,7 @@ export function goalContinuationPrompt(g: GoalState, elapsedMs: number): string 
 }
 
 /**
- * The round-1 `<goal_framework>` block for agents offered the `goal` tool (§11.8): escaped objective,
+ * The round-1 `<goal_framework>` block for agents offered the `goal` tool: escaped objective,
  * criteria, constraints, budgets (turns, duration, current turn) and how to report with the tool.
  */
 export function goalFrameworkBlock(g: GoalState): string {

@@ -1,16 +1,15 @@
 /**
- * Goal state (SPEC §6.2): the plain-JSON record in workflow state, its bounded history and its
- * clock. Ported from EasyAI's GoalState (reference/easyai.md §1.4) with troupe's differences: the
- * clock is stopped by every human wait and explicit pause, limits come from the config, elapsed time
- * is never negative. Import the goal API from `./goal`.
+ * Goal state: the plain-JSON record in workflow state, its bounded history and its clock. The clock
+ * stops for every wait for a human and every pause, the limits come from the config, and elapsed
+ * time is never negative. Import the goal API from `./index`.
  */
 import type { CompiledGoal } from '../graph/types';
 import type { GoalSnapshot } from '../llm/contract';
 
-/** Goal status; `paused` pauses the run until `resume` (§11.8). */
+/** Goal status; `paused` pauses the run until `resume`. */
 export type GoalStatus = GoalSnapshot['status'];
 
-/** Kinds of history entries (EasyAI's names, kept as shared constants instead of magic strings). */
+/** Kinds of history entries. */
 export type GoalHistoryType =
   | 'set'
   | 'auto-continue'
@@ -29,7 +28,7 @@ export interface GoalHistoryEntry {
   agent?: string;
 }
 
-/** Run stop reasons for a goal limit (§11.8). */
+/** Run stop reasons for a goal limit. */
 export type GoalLimitReason = 'goal_turn_limit' | 'goal_duration_limit';
 
 /** The goal in workflow state: plain JSON, carried across continue-as-new. */
@@ -37,7 +36,7 @@ export interface GoalState {
   objective: string;
   successCriteria?: string;
   constraints?: string;
-  /** Auto-continuations so far (not rounds, not LLM calls), as in EasyAI. */
+  /** Auto-continuations so far (not rounds, not LLM calls). */
   turnCount: number;
   maxTurns: number;
   maxDurationMs: number;
@@ -54,12 +53,12 @@ export interface GoalState {
   history: GoalHistoryEntry[];
 }
 
-/** Seconds as EasyAI prints them: integer division by 1000 (9_000_000 ms → 9000). */
+/** Whole seconds, as the goal texts print them: integer division by 1000 (9_000_000 ms → 9000). */
 export function goalSeconds(ms: number): number {
   return Math.floor(ms / 1000);
 }
 
-/** History entries kept (EasyAI: last 20). */
+/** History entries kept (the last 20). */
 export const GOAL_HISTORY_MAX = 20;
 
 /** Goal texts recorded in state and results (stop reasons, history details), so tests can pin them. */

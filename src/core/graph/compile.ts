@@ -1,5 +1,5 @@
 /**
- * RoleConfig → CompiledGraph (SPEC §2, §4): topology expansion, flow edges, hybrid merge, the
+ * RoleConfig → CompiledGraph: topology expansion, flow edges, hybrid merge, the
  * termination expression, loop groups, the effective hard cap, defaults, and every validation
  * check. Issues come back by config path (the loader turns them into line:col). The graph is
  * returned only when there are no errors; it is plain JSON (the workflow argument). Pure.

@@ -1,5 +1,5 @@
 /**
- * Edge parsing (SPEC §4.2, §11.9): the string form `"a -> b: label"` (rolebox's regex) and the
+ * Edge parsing: the string form `"a -> b: label"` (rolebox's regex) and the
  * object form `{from, to, label?, exit?, when?}`. `exit` is true exactly for edges to parent; a
  * malformed edge is an error (rolebox skipped it). Each edge remembers where it came from so the
  * validator can point at it in the YAML. An object edge whose `exit` or `when` is wrong is still

@@ -1,5 +1,5 @@
 /**
- * Loop groups (SPEC §4.4, §11.9): Tarjan's strongly connected components over the agent-only
+ * Loop groups: Tarjan's strongly connected components over the agent-only
  * subgraph (edges touching `parent` are ignored). A component is a loop group when it has more
  * than one node or a self-loop; its id is the sorted node ids joined with `,`. Back edges are the
  * group's internal edges whose target was discovered no later than their source in the DFS, whose
@@ -17,7 +17,7 @@ export function nodesInOrder(edges: readonly EdgeLike[]): string[] {
   return [...seen];
 }
 
-/** DFS roots (§11.9): parent-edge targets in edge order, then the other nodes in first-appearance order. */
+/** DFS roots: parent-edge targets in edge order, then the other nodes in first-appearance order. */
 export function dfsRoots(edges: readonly EdgeLike[]): string[] {
   const roots = new Set<string>();
   for (const e of edges) if (e.from === PARENT && e.to !== PARENT) roots.add(e.to);

@@ -1,5 +1,5 @@
 /**
- * Hybrid merge (SPEC §4.2, rolebox §1.4): template edges first, then flow edges. An edge with the
+ * Hybrid merge: template edges first, then flow edges. An edge with the
  * same `from->to` replaces the earlier one *in its position* (the whole edge, fields are not merged);
  * new edges are appended in order. Pure.
  */

@@ -1,9 +1,9 @@
 /**
- * User-visible messages of the graph compiler and validator (SPEC §4.1–4.4, §11.7–11.10).
+ * User-visible messages of the graph compiler and validator.
  * Checks 1–6 keep rolebox's exact wording.
  */
 export const GRAPH_MESSAGES = {
-  // rolebox checks 1–6 (§4.3)
+  // rolebox checks 1–6
   unknownEdgeAgent: (name: string, field: 'from' | 'to') => `Edge references unknown agent "${name}" in "${field}" field`,
   noExit: 'No exit edge found: graph has no termination path',
   noEntry: 'No entry point found: graph must have at least one edge from "parent"',
@@ -13,14 +13,14 @@ export const GRAPH_MESSAGES = {
   // check 7 (an error in troupe)
   unknownConditionAgent: (scope: 'termination' | 'when', kind: string, name: string) =>
     `${scope} ${kind} references unknown agent "${name}"`,
-  // edges (§4.2, §11.9)
+  // edges
   malformedEdge: (s: string) => `malformed edge "${s}": expected "from -> to" or "from -> to: label"`,
   exitToAgent: (to: string) => `exit: true is only allowed on an edge to parent ("${to}" is an agent)`,
   notExitToParent: 'exit: false is not allowed on an edge to parent: edges to parent always exit',
   parentToParent: 'an edge cannot go from parent to parent',
   whenOnEntry: 'when is not allowed on an edge from parent: entry edges always run',
   duplicateEdge: (from: string, to: string) => `duplicate edge "${from} -> ${to}": the later one replaces the earlier`,
-  // topologies and agents (§4.1, §11.9)
+  // topologies and agents
   unknownTopology: (name: string, known: string[], hint: string) =>
     `unknown topology "${name}"${hint}; expected one of ${known.join(', ')}`,
   topologyNeedsAgents: 'must list at least one agent when a topology is set',
@@ -34,7 +34,7 @@ export const GRAPH_MESSAGES = {
   reservedAgentName: '"parent" is the orchestrator node and cannot be an agent name',
   parentInTopology: '"parent" is the orchestrator node and cannot be listed as an agent',
   badAgentName: (name: string) => `agent name "${name}" may not contain whitespace, ">" or ":"`,
-  // troupe's other checks (§4.3, §11.7–11.10)
+  // troupe's other checks
   unequalJoin: (name: string, lengths: number[]) =>
     `agent "${name}" is reached from parent by paths of different lengths (${lengths.join(', ')} edges), so it runs once per wave that reaches it`,
   allOfCap: (n: number, cap: number) =>

@@ -1,5 +1,5 @@
 /**
- * Path facts for the validator (SPEC §4.3 check 5, §11.9): which nodes `parent` reaches, and which
+ * Path facts for the validator: which nodes `parent` reaches, and which
  * joins are reached by acyclic paths of unequal length (such a node runs once per wave that
  * reaches it). Pure.
  */

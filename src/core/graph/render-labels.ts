@@ -1,5 +1,5 @@
 /**
- * Short texts for pictures of the graph (SPEC §9 `troupe graph`): condition descriptions for
+ * Short texts for pictures of the graph: condition descriptions for
  * `when` guards, edge labels, loop-group titles. Pure.
  */
 import { getConditionPlugin } from '../termination/registry';

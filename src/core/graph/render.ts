@@ -1,5 +1,5 @@
 /**
- * Pictures of a compiled graph for `troupe graph` (SPEC §9): Mermaid or Graphviz DOT. Pure.
+ * Pictures of a compiled graph for `troupe graph`: Mermaid or Graphviz DOT. Pure.
  */
 import { renderDot } from './render-dot';
 import { renderMermaid } from './render-mermaid';

@@ -1,5 +1,5 @@
 /**
- * Config → compiled settings (SPEC §3): effective models (top-level `model` defaults merged under
+ * Config → compiled settings: effective models (top-level `model` defaults merged under
  * each agent's and the judge's own), agents with their defaults, goal, output, approval, budget.
  * Pure.
  */
@@ -8,7 +8,7 @@ import type { CompiledAgent, CompiledBudget, CompiledGoal, CompiledGraph, Resolv
 
 /** Model used when neither the agent nor the top-level `model` names one. */
 export const DEFAULT_MODEL_NAME = 'gpt-4o-mini';
-/** Agent activity start-to-close when `timeout_ms` is not set (§1). */
+/** Agent activity start-to-close when `timeout_ms` is not set. */
 export const DEFAULT_AGENT_TIMEOUT_MS = 30_000;
 
 /** Merge `own` over `defaults` and map YAML keys to compiled ones. */

@@ -1,5 +1,5 @@
 /**
- * Topologies (SPEC §4.1): built-in edge templates and `registerTopology`. Edge shapes are exact;
+ * Topologies: built-in edge templates and `registerTopology`. Edge shapes are exact;
  * `parent` is the orchestrator node. A registered topology may not shadow a built-in (rolebox let
  * it). Registration runs where YAML compiles (the client, or a `--plugins` module). Pure.
  */

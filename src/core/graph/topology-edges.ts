@@ -1,5 +1,5 @@
 /**
- * `collaboration.topology` + `collaboration.agents` → edge drafts (SPEC §4.1, §4.3, §11.9): checks
+ * `collaboration.topology` + `collaboration.agents` → edge drafts: checks
  * the agent list (declared, not `parent`, no duplicates), expands the topology, and records for
  * each edge which list entries its ends came from. Pure.
  */

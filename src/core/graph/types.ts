@@ -1,11 +1,11 @@
 /**
- * The compiled graph (SPEC §2, §4): plain JSON, the workflow's argument. Everything the workflow
+ * The compiled graph: plain JSON, the workflow's argument. Everything the workflow
  * needs is here, resolved: agents with their effective model, edges in compiled order, loop groups,
  * the effective hard cap and the termination expression.
  */
 import type { Condition, Termination } from '../termination/types';
 
-/** The orchestrator node. Edges to it are exit edges (§11.9). */
+/** The orchestrator node. Edges to it are exit edges. */
 export const PARENT = 'parent';
 
 /** A compiled edge. `exit` is true exactly when `to === 'parent'`. */
@@ -17,7 +17,7 @@ export interface Edge {
   when?: Condition;
 }
 
-/** A strongly connected component of the agent-only subgraph (§4.4). */
+/** A strongly connected component of the agent-only subgraph. */
 export interface LoopGroup {
   /** Sorted node ids joined with `,`. */
   id: string;
@@ -74,7 +74,7 @@ export interface CompiledGraph {
   /** Targets of edges from parent, in edge order (wave 1). */
   entry: string[];
   loopGroups: LoopGroup[];
-  /** Effective hard cap on every loop group's counter per round (§4.5); 0 on acyclic graphs. */
+  /** Effective hard cap on every loop group's counter per round; 0 on acyclic graphs. */
   maxIterations: number;
   context: 'inbox' | 'thread';
   termination: Termination;

@@ -1,5 +1,5 @@
 /**
- * Config-level checks that need the compiled pieces (SPEC §3, §11.7–11.9): agent names, a goal no
+ * Config-level checks that need the compiled pieces: agent names, a goal no
  * agent can report on, and `max_cost_usd` without pricing for every model used. Pure.
  */
 import { AGENT_NAME_RE, type RoleConfig } from '../config/schema';

@@ -1,5 +1,5 @@
 /**
- * Graph validation (SPEC §4.3, §11.9, §11.10): rolebox's 7 checks, with its exact messages for
+ * Graph validation: rolebox's 7 checks, with its exact messages for
  * 1–6, and troupe's additions. Checks 1–3 and 7 are errors; 4–6 warnings. Unlike rolebox nothing
  * short-circuits: every issue is reported at once, at the most specific YAML path, and check 7
  * reads the agent names of invalid condition items too. Pure.

@@ -1,5 +1,5 @@
 /**
- * The built-in `goal` and `signal` tools (SPEC §6.3, §7, §11.12): their OpenAI function definitions and
+ * The built-in `goal` and `signal` tools: their OpenAI function definitions and
  * the validation of a model's call into a {@link ToolEvent}. Pure: the agent activity runs it inside its
  * tool loop, and the workflow later applies the events in wave order. An invalid call changes nothing;
  * its error text goes back to the model as the tool result.

@@ -1,5 +1,5 @@
 /**
- * The contract between the workflow and the LLM activities (SPEC §5): plain JSON in, plain JSON out.
+ * The contract between the workflow and the LLM activities: plain JSON in, plain JSON out.
  * Prompts are built in the pure core; activities only perform the calls.
  */
 import type { ResolvedModel } from '../graph/types';
@@ -39,14 +39,14 @@ export interface AgentCallInput {
   messages: ChatMessage[];
   tools: Array<'goal' | 'signal'>;
   goal?: GoalSnapshot;
-  /** JSON Schema to request as `response_format: json_schema` (schema retries, §11.12). */
+  /** JSON Schema to request as `response_format: json_schema` (schema retries). */
   responseSchema?: Record<string, unknown>;
   /** Activity start-to-close timeout, so each HTTP request can use the remaining time minus 1 s. */
   timeoutMs: number;
 }
 
 export interface AgentCallResult {
-  /** Final assistant text (cut to 256 KiB with a marker, §11.5). */
+  /** Final assistant text (cut to 256 KiB with a marker). */
   text: string;
   toolEvents: ToolEvent[];
   usage: TokenCounts;

@@ -1,8 +1,8 @@
 /**
- * The output-schema completion check (SPEC §6.4, §11.3): each final agent's result is extracted as
+ * The output-schema completion check: each final agent's result is extracted as
  * JSON and validated alone; invalid ones are re-dispatched with a retry prompt (attempt k/N) until
  * `max_retries`, then the run ends with `outputValid: false` and the errors. Retry counts live in
- * workflow state (`attempts`), not in a per-session map as in EasyAI (reference/easyai.md §1.3).
+ * workflow state (`attempts`), so they survive worker restarts and continue-as-new.
  */
 import { extractJson } from '../text/json';
 import { defaultOutputValidator, type OutputValidator } from './validator';
@@ -34,7 +34,7 @@ export type AgentOutputVerdict =
   | { agent: string; valid: true; value: unknown }
   | { agent: string; valid: false; errors: string[]; retryable: boolean };
 
-/** One re-dispatch of an invalid final agent (a one-agent wave, §11.3). */
+/** One re-dispatch of an invalid final agent (a one-agent wave). */
 export interface OutputRetry {
   agent: string;
   attempt: number;
@@ -76,7 +76,7 @@ function jsonNoun(schema: Record<string, unknown>): string {
 }
 
 /**
- * The retry prompt (EasyAI's layout, lines joined with `\n` plus a trailing `\n`): the attempt
+ * The retry prompt (lines joined with `\n` plus a trailing `\n`): the attempt
  * header, one `- <path>: <message>` line per error, the schema as JSON, and "reply with only JSON".
  */
 export function outputRetryPrompt(

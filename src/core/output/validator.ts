@@ -1,7 +1,6 @@
 /**
- * JSON Schema validation of the final output (SPEC §6.4) with ajv 8 (draft-07, all errors). Errors
- * carry their JSON path (`/score: must be number`; `/` for the root), which EasyAI's validator never
- * had (reference/easyai.md §0). Behind {@link OutputValidator} so validation could move to an
+ * JSON Schema validation of the final output with ajv 8 (draft-07, all errors). Errors
+ * carry their JSON path (`/score: must be number`; `/` for the root). Behind {@link OutputValidator} so validation could move to an
  * activity without touching the check. Pure: ajv generates code but does no I/O and keeps no clock.
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';

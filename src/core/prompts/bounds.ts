@@ -1,5 +1,5 @@
 /**
- * Keeping an agent's input bounded (SPEC §5.3, §8 compaction, §11.5): a deterministic token
+ * Keeping an agent's input bounded: a deterministic token
  * estimate, UTF-8-safe text cuts, and `planContext`, which trims a prompt input to the hard bounds
  * and to the model's context window and hands back the dropped entries for the compaction activity.
  */
@@ -14,10 +14,10 @@ import {
   type AgentPromptInput,
 } from './build';
 
-/** Hard cap on an agent input: the UTF-8 bytes of all message contents (§11.5). */
+/** Hard cap on an agent input: the UTF-8 bytes of all message contents. */
 export const INPUT_CAP_BYTES = 1024 * 1024;
 
-/** Tokens kept free for the reply when the model has no `max_tokens` (§8). */
+/** Tokens kept free for the reply when the model has no `max_tokens`. */
 export const DEFAULT_RESERVE_TOKENS = 1024;
 
 /** Per-message framing tokens (role and separators), as in OpenAI's chat token accounting. */

@@ -1,5 +1,5 @@
 /**
- * The agent prompt builder (SPEC §5.3, §11.5, §11.12): what one agent sees in one dispatch, as chat
+ * The agent prompt builder: what one agent sees in one dispatch, as chat
  * messages. Pure and deterministic (same input, byte-identical messages) so replays and tests agree,
  * and bounded (the last OWN_RESULTS_KEPT own results, the last THREAD_ENTRIES_KEPT thread entries) so
  * the prompt stays flat as iterations grow. Fitting to a context window lives in `context.ts`.
@@ -7,13 +7,13 @@
 import { PARENT, type CompiledGraph, type Edge } from '../graph/types';
 import type { ChatMessage } from '../llm/contract';
 
-/** How many of the agent's own previous results an inbox prompt shows (§11.5). */
+/** How many of the agent's own previous results an inbox prompt shows. */
 export const OWN_RESULTS_KEPT = 2;
 
-/** How many shared-thread entries a thread prompt shows (§11.5). */
+/** How many shared-thread entries a thread prompt shows. */
 export const THREAD_ENTRIES_KEPT = 8;
 
-/** Kinds of labelled notes added to one dispatch (§6, §7, §11.6, §11.8). */
+/** Kinds of labelled notes added to one dispatch. */
 export type PromptNoteKind =
   | 'user_message'
   | 'human_answer'
@@ -43,7 +43,7 @@ export interface AgentPromptInput {
   stopConditions?: string | string[];
   /** True when a `score_gte` condition reads this agent: the contract asks for `score: N`. */
   scoreContract?: boolean;
-  /** Rolling summary of older, dropped turns (§8 compaction). */
+  /** Rolling summary of older, dropped turns. */
   summary?: string;
   /** Inbox: the agent's own last results, oldest first (only the last OWN_RESULTS_KEPT are shown). */
   ownRecent: string[];

@@ -14,7 +14,7 @@ import type { Trigger, WaveItem } from '../waves/types';
 /** A note added to an agent's next input (humans, goals, retries): the prompt builder's note. */
 export type AgentNote = PromptNote;
 
-/** One recorded agent step, for the `transcript` query (§11.5). */
+/** One recorded agent step, for the `transcript` query. */
 export interface TranscriptStep {
   step: number;
   agent: string;
@@ -29,7 +29,7 @@ export interface TranscriptStep {
   kind?: 'agent' | 'schema_retry' | 'check_retry';
 }
 
-/** Round-scoped state: reset when a round starts (§11.1). */
+/** Round-scoped state: reset when a round starts. */
 export interface RoundState {
   round: number;
   wave: number;

@@ -1,5 +1,5 @@
 /**
- * Result hashes (SPEC §5.1): SHA-256 of the normalized text, first 12 hex characters, computed with
+ * Result hashes: SHA-256 of the normalized text, first 12 hex characters, computed with
  * a pure-JS implementation so the same code runs in the Temporal workflow sandbox (no node:crypto).
  */
 import { sha256 } from '@noble/hashes/sha2';
@@ -14,7 +14,7 @@ export function sha256Hex(text: string): string {
   return bytesToHex(sha256(utf8Bytes(text)));
 }
 
-/** The 12-hex result hash of an already normalized text (`normalizeResult`), as rolebox computes it. */
+/** The 12-hex result hash of an already normalized text (`normalizeResult`). */
 export function hashResult(normalized: string): string {
   return sha256Hex(normalized).slice(0, RESULT_HASH_LENGTH);
 }

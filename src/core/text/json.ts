@@ -1,7 +1,6 @@
 /**
- * JSON extraction from an agent's final text (SPEC §6.4): the whole text, then a fenced json block
- * (then any fenced block), then the first balanced JSON value. EasyAI tried the fence first
- * (reference/easyai.md §1.3); troupe follows SPEC's order. Pure, deterministic, bounded work.
+ * JSON extraction from an agent's final text: the whole text, then a fenced json block (then any
+ * fenced block), then the first balanced JSON value. Pure, deterministic, bounded work.
  */
 
 /** Where the JSON was found. */

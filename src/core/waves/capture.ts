@@ -1,5 +1,5 @@
 /**
- * Result capture (SPEC §5.1, §11.10): what counts as an agent's result, its normalized form (which
+ * Result capture: what counts as an agent's result, its normalized form (which
  * every matcher reads) and its hash, plus the `score: N` reader used by `score_gte`.
  */
 import { hashResult } from '../text/hash';

@@ -26,7 +26,7 @@ export interface RoutingOutcome {
 /**
  * Route the finished agents of a wave, in wave order. `holds(when)` answers a guard; `results` maps
  * each routed agent to the text it passes on. Agents listed in `held` are not routed (they wait for
- * a human, §11.6).
+ * a human).
  */
 export function routeWave(
   graph: CompiledGraph,
@@ -84,7 +84,7 @@ export function countBackEdges(
   return next;
 }
 
-/** The loop group whose counter reached the hard cap, if any (§4.5). */
+/** The loop group whose counter reached the hard cap, if any. */
 export function hardCapReached(
   graph: CompiledGraph,
   counters: Record<string, number>,
