@@ -10,7 +10,8 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { AgentCallInput, AgentCallResult, ToolEvent } from '../core/llm/contract';
 import { handleToolCall, toolDefinitions } from '../core/llm/builtin-tools';
-import { ZERO_USAGE, addUsage, chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
+import { addUsage, NO_USAGE } from '../core/budgets/ledger';
+import { chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
 import { cutUtf8 } from '../core/text/utf8';
 
 /** Limits of the agent activity. */
@@ -47,7 +48,7 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
     const messages: ChatCompletionMessageParam[] = input.messages.map((m) => ({ role: m.role, content: m.content }));
     const toolEvents: ToolEvent[] = [];
     const warnings: string[] = [];
-    let usage = ZERO_USAGE;
+    let usage = NO_USAGE;
     let llmCalls = 0;
     let toolRounds = 0;
     let last: ChatResponse;

@@ -318,18 +318,6 @@ export function usageOf(completion: ChatCompletion): TokenCounts {
   return { promptTokens: prompt, completionTokens: output, totalTokens: completion.usage?.total_tokens ?? prompt + output };
 }
 
-/** Sum of two usage counts. */
-export function addUsage(a: TokenCounts, b: TokenCounts): TokenCounts {
-  return {
-    promptTokens: a.promptTokens + b.promptTokens,
-    completionTokens: a.completionTokens + b.completionTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-}
-
-/** Zero usage, the start of every sum. */
-export const ZERO_USAGE: TokenCounts = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-
 const RESPONSE_FORMAT_REJECTED = /response[_ ]format|json[_ ]schema|structured output/i;
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { RunStatus, StopReason } from '../core/termination/types';
 import { budgetHint, isBudgetReason, usdSpentText } from '../core/budgets/ledger';
+import { plural } from '../core/text/format';
 
 /** Failure details of a failed run, plus who failed when known. */
 export interface FinalDiagnostics {
@@ -27,7 +28,6 @@ export interface FinalLineInput {
   outputValid?: boolean;
 }
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Every final-line string, so tests pin them. */
 export const STATUS_TEXTS = {

@@ -1,4 +1,6 @@
 /** User-visible texts of the CLI dispatcher and the validate/graph/help commands. */
+import { plural } from '../core/text/format';
+
 export const CLI_TEXT = {
   unknownFlag: (flag: string, hint: string) => `unknown flag ${flag}${hint}`,
   flagTakesNoValue: (name: string) => `--${name} does not take a value`,
@@ -15,15 +17,11 @@ export const CLI_TEXT = {
   helpMore: 'Run "troupe help <command>" for its options.',
   helpFlags: 'options:',
   valid: (file: string, warnings: number, agents: number, edges: number, loops: number) =>
-    `✓ ${file} is valid${warnings ? ` with ${count(warnings, 'warning')}` : ''} (${count(agents, 'agent')}, ${count(edges, 'edge')}, ${count(loops, 'loop group')})`,
+    `✓ ${file} is valid${warnings ? ` with ${plural(warnings, 'warning')}` : ''} (${plural(agents, 'agent')}, ${plural(edges, 'edge')}, ${plural(loops, 'loop group')})`,
   invalid: (file: string, errors: number, warnings: number) =>
-    `✗ ${file}: ${count(errors, 'error')}${warnings ? `, ${count(warnings, 'warning')}` : ''}`,
+    `✗ ${file}: ${plural(errors, 'error')}${warnings ? `, ${plural(warnings, 'warning')}` : ''}`,
   warning: (text: string) => `warning: ${text}`,
   badFormat: (format: string, formats: readonly string[]) => `--format must be ${formats.join(' or ')}, got "${format}"`,
   pluginsNotFound: (file: string) => `plugins file not found: ${file}`,
   pluginsFailed: (file: string, message: string) => `cannot load plugins from ${file}: ${message}`,
 } as const;
-
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}

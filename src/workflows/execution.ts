@@ -5,7 +5,8 @@
  */
 import type { CancellationScope } from '@temporalio/workflow';
 import type { CompiledGraph } from '../core/graph/types';
-import type { OutputOutcome, RunEnd } from '../core/ending/result';
+import type { RunEnd } from '../core/ending/result';
+import type { OutputVerdict } from '../core/output/check';
 import type { RunState } from '../core/state/state';
 import type { WaveEffects } from '../core/ending/situation';
 import type { RunVersion } from './versions';
@@ -23,7 +24,7 @@ export interface Run {
   signalsSeen: number;
   /** Set once the run has decided how it ends. */
   end?: RunEnd;
-  output?: OutputOutcome;
+  output?: OutputVerdict;
   /** The workflow's root scope: cancelled when the user cancels the workflow. */
   root: CancellationScope;
 }

@@ -5,10 +5,10 @@
  */
 import { runCompletionChecks } from '../core/checks/pipeline';
 import { userStopEnd, type NextStep } from '../core/ending/decide';
-import { finalAgents, finalText, type OutputOutcome, type RunEnd } from '../core/ending/result';
+import { finalAgents, finalText, type RunEnd } from '../core/ending/result';
 import { RUN_TEXTS } from '../core/ending/texts';
 import { openRequest } from '../core/humans/requests';
-import { outputCheck } from '../core/output/check';
+import { outputCheck, type OutputVerdict } from '../core/output/check';
 import { activeMs } from '../core/state/clock';
 import { addNote, entryWave, newRound, warn, type RunState } from '../core/state/state';
 import { checkBudget } from '../core/budgets/ledger';
@@ -54,7 +54,7 @@ async function redispatch(run: Run, targets: Array<{ agent: string; prompt: stri
 }
 
 /** The output-schema verdict on the final results without any retry. */
-function outputAsItStands(run: Run): OutputOutcome {
+function outputAsItStands(run: Run): OutputVerdict {
   const { state, graph } = run;
   const finals = finalAgents(state).map((agent) => ({ agent, text: state.results[agent]?.text ?? '' }));
   const verdict = outputCheck(finals, { schema: graph.output!.schema, maxRetries: 0 }, {});

@@ -1,7 +1,6 @@
 import {
   budgetHint,
   checkBudget,
-  durationBudgetRemainingMs,
   emptyLedger,
   isBudgetReason,
   type UsageLedger,
@@ -87,9 +86,4 @@ describe('budgetHint and helpers', () => {
     expect(isBudgetReason('toString')).toBe(false);
   });
 
-  it('durationBudgetRemainingMs gives the time left for the durable timer', () => {
-    expect(durationBudgetRemainingMs({}, 10)).toBeUndefined();
-    expect(durationBudgetRemainingMs({ maxDurationMs: 1000 }, 400)).toBe(600);
-    expect(durationBudgetRemainingMs({ maxDurationMs: 1000 }, 4000)).toBe(0);
-  });
 });

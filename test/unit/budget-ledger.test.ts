@@ -2,10 +2,7 @@ import {
   addUsage,
   computeCostUsd,
   emptyLedger,
-  recordAgentCall,
   recordCall,
-  recordCompactionCall,
-  recordJudgeCall,
 } from '../../src/core/budgets/ledger';
 
 const pricing = { 'gpt-4o-mini': { input: 0.15, output: 0.6 }, 'gpt-4o': { input: 2.5, output: 10 } };
@@ -51,11 +48,11 @@ describe('the usage ledger', () => {
 
   it('records agent, judge and compaction calls into totals, per agent and per round', () => {
     const ledger = emptyLedger();
-    recordAgentCall(ledger, { agent: 'writer', model: 'gpt-4o', usage: usage(1000, 500), round: 1, pricing, llmCalls: 3 });
-    recordAgentCall(ledger, { agent: 'critic', model: 'gpt-4o-mini', usage: usage(2000, 100), round: 1, pricing });
-    recordJudgeCall(ledger, { agent: 'critic', model: 'gpt-4o-mini', usage: usage(300, 20), round: 1, pricing });
-    recordCompactionCall(ledger, { agent: 'writer', model: 'gpt-4o-mini', usage: usage(4000, 200), round: 2, pricing });
-    recordAgentCall(ledger, { agent: 'writer', model: 'gpt-4o', usage: usage(1000, 500), round: 2, pricing });
+    recordCall(ledger, { kind: 'agent', agent: 'writer', model: 'gpt-4o', usage: usage(1000, 500), round: 1, pricing, llmCalls: 3 });
+    recordCall(ledger, { kind: 'agent', agent: 'critic', model: 'gpt-4o-mini', usage: usage(2000, 100), round: 1, pricing });
+    recordCall(ledger, { kind: 'judge', agent: 'critic', model: 'gpt-4o-mini', usage: usage(300, 20), round: 1, pricing });
+    recordCall(ledger, { kind: 'compaction', agent: 'writer', model: 'gpt-4o-mini', usage: usage(4000, 200), round: 2, pricing });
+    recordCall(ledger, { kind: 'agent', agent: 'writer', model: 'gpt-4o', usage: usage(1000, 500), round: 2, pricing });
 
     expect(ledger.agentCalls).toBe(3);
     expect(ledger.judgeCalls).toBe(1);
@@ -81,7 +78,7 @@ describe('the usage ledger', () => {
   });
 
   it('stays plain JSON', () => {
-    const ledger = recordAgentCall(emptyLedger(), { agent: 'a', model: 'gpt-4o', usage: usage(1, 1), round: 1, pricing });
+    const ledger = recordCall(emptyLedger(), { kind: 'agent', agent: 'a', model: 'gpt-4o', usage: usage(1, 1), round: 1, pricing });
     expect(JSON.parse(JSON.stringify(ledger))).toEqual(ledger);
   });
 });

@@ -4,6 +4,7 @@
  * hard budgets with reason texts that carry the figures.
  */
 import type { CompiledBudget } from '../graph/types';
+import { plural } from '../text/format';
 import type { TokenCounts } from '../termination/view';
 
 /** Price of a model in USD per 1M tokens. */
@@ -68,7 +69,6 @@ export interface BudgetStop {
 }
 
 const round12 = (x: number): number => Math.round(x * 1e12) / 1e12;
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** `$0.50` for whole cents, else every decimal the user wrote (`$0.125`). */
 export function usdLimitText(usd: number): string {
@@ -112,6 +112,9 @@ export function computeCostUsd(model: string, usage: TokenCounts, pricing: Recor
   if (!price) return 0;
   return round12((usage.promptTokens * price.input + usage.completionTokens * price.output) / 1_000_000);
 }
+
+/** No tokens: the start of every sum. */
+export const NO_USAGE: TokenCounts = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
 /** Sum of two token counts. */
 export function addUsage(a: TokenCounts, b: TokenCounts): TokenCounts {
@@ -182,21 +185,6 @@ export function recordCall(ledger: UsageLedger, call: LedgerCall): UsageLedger {
   return ledger;
 }
 
-/** Record an agent dispatch (see `recordCall`). */
-export function recordAgentCall(ledger: UsageLedger, call: Omit<LedgerCall, 'kind'> & { agent: string }): UsageLedger {
-  return recordCall(ledger, { ...call, kind: 'agent' });
-}
-
-/** Record a judge call (see `recordCall`). */
-export function recordJudgeCall(ledger: UsageLedger, call: Omit<LedgerCall, 'kind'>): UsageLedger {
-  return recordCall(ledger, { ...call, kind: 'judge' });
-}
-
-/** Record a compaction call (see `recordCall`). */
-export function recordCompactionCall(ledger: UsageLedger, call: Omit<LedgerCall, 'kind'>): UsageLedger {
-  return recordCall(ledger, { ...call, kind: 'compaction' });
-}
-
 /**
  * The first crossed budget (tokens, money, agent calls, active time; each `>=` its limit), or null.
  * Checked before each wave and after each result.
@@ -251,11 +239,6 @@ export function checkWaveBudget(
     limit,
     used: calls,
   };
-}
-
-/** Active milliseconds left before `max_duration_ms` (for its durable timer), or undefined when unset. */
-export function durationBudgetRemainingMs(budget: CompiledBudget, activeMs: number): number | undefined {
-  return budget.maxDurationMs === undefined ? undefined : Math.max(0, budget.maxDurationMs - activeMs);
 }
 
 /** Whether a stop reason is one of the budget reasons. */

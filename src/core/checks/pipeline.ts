@@ -6,7 +6,7 @@
  * synchronous (no awaits, so no Temporal cancellation can be swallowed); plain data in and out.
  */
 import { goalCheck, goalRunStatus, type GoalRunStatus, type GoalState } from '../goals';
-import { outputCheck, type FinalResult, type OutputCheckResult, type OutputConfig } from '../output/check';
+import { outputCheck, type FinalResult, type OutputCheckResult, type OutputConfig, type OutputVerdict } from '../output/check';
 import type { OutputValidator } from '../output/validator';
 
 /** What every check sees: plain data from the workflow state at the end of a round. */
@@ -58,7 +58,7 @@ export type CompletionOutcome =
       /** Set when the goal has finished (completed, blocked or a limit): the run's status and reason. */
       goalEnd?: GoalRunStatus;
       /** Set when an output schema is configured and its check finished. */
-      output?: { output?: unknown; outputValid: boolean; outputErrors?: string[] };
+      output?: OutputVerdict;
     })
   | (OutcomeState & { kind: 'continue'; by: string } & ContinueAction);
 

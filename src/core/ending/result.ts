@@ -6,6 +6,7 @@ import type { UsageLedger } from '../budgets/ledger';
 import type { GoalHistoryEntry } from '../goals';
 import { pendingRequests, type PendingRequest } from '../humans/requests';
 import { activeMs } from '../state/clock';
+import type { OutputVerdict } from '../output/check';
 import type { RunState } from '../state/state';
 import { goalElapsedMs } from '../goals';
 
@@ -27,6 +28,7 @@ export interface RunResult {
   finalText: string;
   finalAgent: string;
   output?: unknown;
+  /** Set when an output schema is configured (see {@link OutputVerdict}). */
   outputValid?: boolean;
   outputErrors?: string[];
   rounds: number;
@@ -60,12 +62,6 @@ export interface RunEnd {
   diagnostics?: Diagnostics;
 }
 
-/** Output-schema outcome of the final round, if a schema is configured. */
-export interface OutputOutcome {
-  output?: unknown;
-  outputValid: boolean;
-  outputErrors?: string[];
-}
 
 /** The `status` query: phase, position, usage, goal, pending requests, latest results in brief. */
 export interface RunStatusView {
@@ -118,7 +114,7 @@ function goalView(state: RunState, now: number): RunResult['goal'] {
 }
 
 /** Build the RunResult at workflow time `now`. */
-export function buildRunResult(state: RunState, end: RunEnd, now: number, output?: OutputOutcome, withUnanswered = true): RunResult {
+export function buildRunResult(state: RunState, end: RunEnd, now: number, output?: OutputVerdict, withUnanswered = true): RunResult {
   const agents = finalAgents(state);
   const unanswered = pendingRequests(state);
   return {

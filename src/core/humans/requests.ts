@@ -33,8 +33,8 @@ export interface Decision {
   at: number;
 }
 
-/** A request as the run state keeps it, from opening until its decision has been acted on. */
-export interface HumanRequest {
+/** A request waiting for a decision, as the `status` query and the CLI show it. */
+export interface PendingRequest {
   /** `r1`, `r2`, … from the run's request counter. */
   id: string;
   kind: RequestKind;
@@ -43,20 +43,14 @@ export interface HumanRequest {
   /** Workflow time (ms) the wait began. */
   since: number;
   payload?: unknown;
+}
+
+/** A request as the run state keeps it, from opening until its decision has been acted on. */
+export interface HumanRequest extends PendingRequest {
   /** The agent result held back from routing until the decision (signal-tool requests). */
   held?: { text: string; triggers: Trigger[] };
   /** Set by the decision signal; the request leaves the state when the run acts on it. */
   decision?: Decision;
-}
-
-/** A request waiting for a decision, as the `status` query and the CLI show it. */
-export interface PendingRequest {
-  id: string;
-  kind: RequestKind;
-  agent?: string;
-  summary: string;
-  since: number;
-  payload?: unknown;
 }
 
 /** The part of the run state this module owns. */

@@ -134,6 +134,7 @@ export interface ToolCallContext {
 type Args = Record<string, unknown>;
 
 const error = (result: string): ToolCallOutcome => ({ kind: 'error', result });
+const ok = (text: string, progress: string, event: ToolEvent): ToolCallOutcome => ({ kind: 'ok', result: `${text}\n\n${progress}`, event });
 
 /** Validates one tool call (`name`, raw JSON `argumentsJson`) and returns its outcome. Never throws. */
 export function handleToolCall(name: string, argumentsJson: string, ctx: ToolCallContext): ToolCallOutcome {
@@ -215,18 +216,10 @@ function goalCall(args: Args, goal: GoalSnapshot | undefined): ToolCallOutcome {
     }
     case 'update_objective':
       if (!filled(objective)) return error(TOOL_TEXTS.errorObjectiveRequired);
-      return {
-        kind: 'ok',
-        result: `${TOOL_TEXTS.objectiveUpdated(objective)}\n\n${progress}`,
-        event: { tool: 'goal', action, objective },
-      };
+      return ok(TOOL_TEXTS.objectiveUpdated(objective), progress, { tool: 'goal', action, objective });
     case 'add_evidence':
       if (!filled(evidence)) return error(TOOL_TEXTS.errorEvidenceRequired);
-      return {
-        kind: 'ok',
-        result: `${TOOL_TEXTS.evidenceAdded(evidence)}\n\n${progress}`,
-        event: { tool: 'goal', action, evidence },
-      };
+      return ok(TOOL_TEXTS.evidenceAdded(evidence), progress, { tool: 'goal', action, evidence });
     default: {
       const never: never = action;
       return error(TOOL_TEXTS.errorUnknownAction(String(never)));

@@ -44,20 +44,22 @@ export interface OutputRetry {
 }
 
 /**
+ * The final verdict on a run's output, as the RunResult carries it: the value (one agent's, or an
+ * object keyed by agent), whether it matched the schema, and the errors when it did not.
+ */
+export interface OutputVerdict {
+  output?: unknown;
+  outputValid: boolean;
+  outputErrors?: string[];
+}
+
+/**
  * Outcome of the output check. `retry`: re-dispatch only the invalid agents with their prompts and
- * store `attempts`. `done`: the run's `output`, `outputValid` and `outputErrors`; `attempts` is
- * cleared for the next round.
+ * store `attempts`. `done`: the final verdict; `attempts` is cleared for the next round.
  */
 export type OutputCheckResult =
   | { kind: 'retry'; agents: AgentOutputVerdict[]; retries: OutputRetry[]; attempts: Record<string, number> }
-  | {
-      kind: 'done';
-      agents: AgentOutputVerdict[];
-      output?: unknown;
-      outputValid: boolean;
-      outputErrors?: string[];
-      attempts: Record<string, number>;
-    };
+  | ({ kind: 'done'; agents: AgentOutputVerdict[]; attempts: Record<string, number> } & OutputVerdict);
 
 /** Output-check texts (retry prompt lines, error lines), so tests can pin them. */
 export const OUTPUT_TEXTS = {
@@ -155,7 +157,7 @@ export function outputCheck(
   return { kind: 'done', agents, ...finalOutput(agents), attempts: {} };
 }
 
-function finalOutput(agents: AgentOutputVerdict[]): { output?: unknown; outputValid: boolean; outputErrors?: string[] } {
+function finalOutput(agents: AgentOutputVerdict[]): OutputVerdict {
   const several = agents.length > 1;
   const errors: string[] = [];
   const values: Record<string, unknown> = {};
