@@ -13,6 +13,7 @@ import { handleToolCall, toolDefinitions } from '../core/llm/builtin-tools';
 import { addUsage, NO_USAGE } from '../core/budgets/ledger';
 import { chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
 import { cutUtf8 } from '../core/text/utf8';
+import { ACTIVITY_TEXTS } from './texts';
 
 /** Limits of the agent activity. */
 export const AGENT_LIMITS = {
@@ -25,19 +26,7 @@ export const AGENT_LIMITS = {
 /** The name sent with `responseSchema` as `response_format.json_schema.name`. */
 export const AGENT_RESPONSE_FORMAT_NAME = 'troupe_output';
 
-/** Warnings the agent activity adds to its result, kept together so tests pin them. */
-export const AGENT_TEXTS = {
-  truncated: (agent: string, dropped: number, limit: number) =>
-    `agent ${agent}: output cut to ${limit} bytes (${dropped} bytes dropped)`,
-  lengthFinish: (agent: string) =>
-    `agent ${agent}: the reply stopped at the max_tokens limit (finish_reason length); raise model.max_tokens`,
-  toolRoundsExhausted: (agent: string, rounds: number) =>
-    `agent ${agent}: tool calls still requested after ${rounds} tool rounds; they were ignored`,
-  unofferedTools: (agent: string) => `agent ${agent}: the model called tools although none were offered; ignored`,
-  refusal: (agent: string) => `agent ${agent}: the model refused; its refusal is the result`,
-  noResponseFormat: (agent: string) =>
-    `agent ${agent}: the endpoint rejected response_format json_schema; asked again without it (the schema is in the prompt)`,
-} as const;
+
 
 /** Builds the agent activity for a client factory (the worker binds the endpoint options). */
 export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
@@ -61,7 +50,7 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
       } catch (err) {
         if (!structured || !rejectsResponseFormat(err)) throw err;
         structured = false;
-        warnings.push(AGENT_TEXTS.noResponseFormat(input.agent));
+        warnings.push(ACTIVITY_TEXTS.agent.noResponseFormat(input.agent));
         continue;
       }
       usage = addUsage(usage, last.usage);
@@ -70,11 +59,11 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
       const calls = (message.tool_calls ?? []).filter((c) => c.type === 'function');
       if (calls.length === 0) break;
       if (tools.length === 0) {
-        warnings.push(AGENT_TEXTS.unofferedTools(input.agent));
+        warnings.push(ACTIVITY_TEXTS.agent.unofferedTools(input.agent));
         break;
       }
       if (closing) {
-        warnings.push(AGENT_TEXTS.toolRoundsExhausted(input.agent, toolRounds));
+        warnings.push(ACTIVITY_TEXTS.agent.toolRoundsExhausted(input.agent, toolRounds));
         break;
       }
       messages.push({ role: 'assistant', content: message.content ?? null, tool_calls: calls });
@@ -93,13 +82,13 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
     let text = choice.message.content ?? '';
     if (text === '' && choice.message.refusal) {
       text = choice.message.refusal;
-      warnings.push(AGENT_TEXTS.refusal(input.agent));
+      warnings.push(ACTIVITY_TEXTS.agent.refusal(input.agent));
     }
     const bounded = cutUtf8(text, AGENT_LIMITS.maxTextBytes);
     if (bounded.droppedBytes > 0) {
-      warnings.push(AGENT_TEXTS.truncated(input.agent, bounded.droppedBytes, AGENT_LIMITS.maxTextBytes));
+      warnings.push(ACTIVITY_TEXTS.agent.truncated(input.agent, bounded.droppedBytes, AGENT_LIMITS.maxTextBytes));
     }
-    if (choice.finish_reason === 'length') warnings.push(AGENT_TEXTS.lengthFinish(input.agent));
+    if (choice.finish_reason === 'length') warnings.push(ACTIVITY_TEXTS.agent.lengthFinish(input.agent));
     return {
       text: bounded.text,
       toolEvents,

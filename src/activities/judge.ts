@@ -9,6 +9,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/ch
 import { FAILURE_TYPES, type JudgeInput, type JudgeResult, type LlmFailureDetails } from '../core/llm/contract';
 import { firstBalancedJson } from '../core/text/json';
 import { chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
+import { ACTIVITY_TEXTS } from './texts';
 
 /** The strict response format the judge requests. */
 export const VERDICT_RESPONSE_FORMAT = {
@@ -25,19 +26,7 @@ export const VERDICT_RESPONSE_FORMAT = {
   },
 } as const;
 
-/** The judge's prompts and failure texts, kept together so tests pin them. */
-export const JUDGE_TEXTS = {
-  system:
-    'You judge whether a multi-agent collaboration has converged. Decide strictly whether the latest result ' +
-    'satisfies the criteria for the task. Reply with only a JSON object: {"converged": true|false, "reason": ' +
-    '"<one or two sentences>"}.',
-  user: (criteria: string, task: string, agent: string, result: string) =>
-    `<criteria>\n${criteria}\n</criteria>\n\n<task>\n${task}\n</task>\n\n` +
-    `<result agent="${agent}">\n${result}\n</result>\n\nHas the result converged on the criteria?`,
-  unparsable: (agent: string, requestId?: string) =>
-    `judge ${agent}: the verdict is not a JSON object with boolean "converged"` +
-    (requestId ? ` (request id ${requestId})` : ''),
-} as const;
+
 
 
 /** Builds the judge activity for a client factory (the worker binds the endpoint options). */
@@ -54,7 +43,7 @@ export function makeJudgeConvergence(clientFor: (input: JudgeInput) => OpenAI) {
     }
     const verdict = parseVerdict(response.completion.choices[0]?.message.content ?? '');
     if (verdict === undefined) {
-      const message = JUDGE_TEXTS.unparsable(input.agent, response.requestId);
+      const message = ACTIVITY_TEXTS.judge.unparsable(input.agent, response.requestId);
       const details: LlmFailureDetails = {
         kind: 'judge',
         message,
@@ -72,8 +61,8 @@ function judgeBody(input: JudgeInput, structured: boolean): ChatCompletionCreate
     temperature: 0,
     ...(input.model.maxTokens !== undefined ? { max_tokens: input.model.maxTokens } : {}),
     messages: [
-      { role: 'system', content: JUDGE_TEXTS.system },
-      { role: 'user', content: JUDGE_TEXTS.user(input.criteria, input.task, input.agent, input.result) },
+      { role: 'system', content: ACTIVITY_TEXTS.judge.system },
+      { role: 'user', content: ACTIVITY_TEXTS.judge.user(input.criteria, input.task, input.agent, input.result) },
     ],
     ...(structured ? { response_format: VERDICT_RESPONSE_FORMAT } : {}),
   };

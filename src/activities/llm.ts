@@ -12,6 +12,7 @@ import { encodeHeaderValue, FAILURE_TYPES, TROUPE_HEADERS, type LlmFailureDetail
 import type { TokenCounts } from '../core/termination/view';
 import { checkModelEndpoint, endpointPolicy, ENDPOINT_SETTINGS, workerBaseUrl, type EndpointPolicy } from './endpoints';
 import type { LlmEndpointOptions } from './endpoints';
+import { ACTIVITY_TEXTS } from './texts';
 
 export type { LlmEndpointOptions } from './endpoints';
 
@@ -30,20 +31,7 @@ export const LLM_DEFAULTS = {
   maxErrorMessageChars: 500,
 } as const;
 
-/** Failure message texts, kept together so tests pin them. */
-export const LLM_TEXTS = {
-  http: (kind: LlmKind, agent: string, status: number, message: string, requestId?: string) =>
-    `${kind} ${agent}: HTTP ${status} ${message}${requestId ? ` (request id ${requestId})` : ''}`,
-  timeout: (kind: LlmKind, agent: string, ms: number) => `${kind} ${agent}: request timed out after ${ms} ms`,
-  connection: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: connection error: ${message}`,
-  malformed: (kind: LlmKind, agent: string, requestId?: string) =>
-    `${kind} ${agent}: the endpoint returned no completion choice${requestId ? ` (request id ${requestId})` : ''}`,
-  localDetail: (error: string) =>
-    `the request could not be built or sent because of an error on the worker's side (not retried): ${error}`,
-  local: (kind: LlmKind, agent: string, error: string) => `${kind} ${agent}: ${LLM_TEXTS.localDetail(error)}`,
-  endpointRefused: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: ${message}`,
-  other: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: ${message}`,
-} as const;
+
 
 const FATAL_STATUSES = new Set([400, 401, 403, 404, 422]);
 
@@ -69,7 +57,7 @@ export function createOpenAIClient(
     throw ApplicationFailure.create({
       type: FAILURE_TYPES.fatal,
       nonRetryable: true,
-      message: LLM_TEXTS.endpointRefused(caller.kind, caller.agent, check.message),
+      message: ACTIVITY_TEXTS.llm.endpointRefused(caller.kind, caller.agent, check.message),
       details: [details(caller.kind, check.message)],
     });
   }
@@ -153,7 +141,7 @@ export async function chatCompletion(
     if (!Array.isArray(data?.choices) || data.choices[0]?.message === undefined) {
       throw ApplicationFailure.create({
         type: FAILURE_TYPES.retryable,
-        message: LLM_TEXTS.malformed(scope.kind, scope.agent, requestId),
+        message: ACTIVITY_TEXTS.llm.malformed(scope.kind, scope.agent, requestId),
         details: [details(scope.kind, 'no completion choice in the response', response.status, requestId)],
       });
     }
@@ -184,7 +172,7 @@ function details(kind: LlmKind, message: string, status?: number, requestId?: st
 }
 
 function timeoutFailure(scope: Pick<LlmCallScope, 'kind' | 'agent'>, timeoutMs: number): ApplicationFailure {
-  const message = LLM_TEXTS.timeout(scope.kind, scope.agent, timeoutMs);
+  const message = ACTIVITY_TEXTS.llm.timeout(scope.kind, scope.agent, timeoutMs);
   return ApplicationFailure.create({
     type: FAILURE_TYPES.retryable,
     message,
@@ -259,20 +247,20 @@ export function classifyLlmError(
     return ApplicationFailure.create({
       type: FAILURE_TYPES.fatal,
       nonRetryable: true,
-      message: LLM_TEXTS.local(kind, agent, error),
-      details: [details(kind, LLM_TEXTS.localDetail(error))],
+      message: ACTIVITY_TEXTS.llm.local(kind, agent, error),
+      details: [details(kind, ACTIVITY_TEXTS.llm.localDetail(error))],
     });
   }
   if (err instanceof APIConnectionError) {
     const cause = err.cause instanceof Error && err.cause.message ? `${err.message} (${err.cause.message})` : err.message;
-    const message = LLM_TEXTS.connection(kind, agent, cause);
+    const message = ACTIVITY_TEXTS.llm.connection(kind, agent, cause);
     return ApplicationFailure.create({ type: FAILURE_TYPES.retryable, message, details: [details(kind, cause)] });
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     const status = err.status;
     const requestId = err.requestID ?? undefined;
     const text = providerMessage(err);
-    const message = LLM_TEXTS.http(kind, agent, status, text, requestId);
+    const message = ACTIVITY_TEXTS.llm.http(kind, agent, status, text, requestId);
     const info = details(kind, text, status, requestId);
     if (FATAL_STATUSES.has(status)) {
       return ApplicationFailure.create({ type: FAILURE_TYPES.fatal, nonRetryable: true, message, details: [info] });
@@ -288,7 +276,7 @@ export function classifyLlmError(
   const text = err instanceof Error ? err.message : String(err);
   return ApplicationFailure.create({
     type: FAILURE_TYPES.retryable,
-    message: LLM_TEXTS.other(kind, agent, text),
+    message: ACTIVITY_TEXTS.llm.other(kind, agent, text),
     details: [details(kind, text)],
   });
 }

@@ -1,9 +1,10 @@
 import { createActivities } from '../../src/activities';
-import { AGENT_LIMITS, AGENT_TEXTS } from '../../src/activities/agent';
+import { AGENT_LIMITS, } from '../../src/activities/agent';
 import type { AgentCallInput, GoalSnapshot } from '../../src/core/llm/contract';
 import { GOAL_TOOL, SIGNAL_TOOL, TOOL_TEXTS } from '../../src/core/llm/builtin-tools';
 import { activityEnv, runIn, testModel } from '../helpers/activity-env';
 import { completion, errorBody, startMiniLlm, type MiniLlm, type Reply, type SeenRequest } from '../helpers/mini-llm';
+import { ACTIVITY_TEXTS } from '../../src/activities/texts';
 
 const goal: GoalSnapshot = { objective: 'ship v1', status: 'active', turnCount: 3, maxTurns: 10 };
 
@@ -83,7 +84,7 @@ describe('callAgent', () => {
     expect(stub!.requests[0]!.body.response_format).toBeDefined();
     expect(stub!.requests[1]!.body.response_format).toBeUndefined();
     expect(result.text).toBe('{"score": 3}');
-    expect(result.warnings).toEqual([AGENT_TEXTS.noResponseFormat('writer')]);
+    expect(result.warnings).toEqual([ACTIVITY_TEXTS.agent.noResponseFormat('writer')]);
   });
 
   it('does not retry other 400s even with a responseSchema', async () => {
@@ -153,7 +154,7 @@ describe('callAgent', () => {
       'step_3',
     ]);
     expect(result.llmCalls).toBe(5);
-    expect(result.warnings).toEqual([AGENT_TEXTS.toolRoundsExhausted('writer', 4)]);
+    expect(result.warnings).toEqual([ACTIVITY_TEXTS.agent.toolRoundsExhausted('writer', 4)]);
   });
 
   it('cuts a 3 MB reply to 256 KiB with the truncation marker and a warning', async () => {
@@ -168,7 +169,7 @@ describe('callAgent', () => {
     const kept = result.text.slice(0, match!.index);
     expect(kept).toBe('é'.repeat(kept.length));
     expect(Buffer.byteLength(kept, 'utf8') + Number(match![1])).toBe(3_000_000);
-    expect(result.warnings).toEqual([AGENT_TEXTS.truncated('writer', Number(match![1]), AGENT_LIMITS.maxTextBytes)]);
+    expect(result.warnings).toEqual([ACTIVITY_TEXTS.agent.truncated('writer', Number(match![1]), AGENT_LIMITS.maxTextBytes)]);
   });
 
   it('warns when the reply stopped at max_tokens (finish_reason length)', async () => {
@@ -176,6 +177,6 @@ describe('callAgent', () => {
     const result = await runIn(activityEnv(), acts.callAgent, input());
     expect(result.finishReason).toBe('length');
     expect(result.text).toBe('cut sho');
-    expect(result.warnings).toEqual([AGENT_TEXTS.lengthFinish('writer')]);
+    expect(result.warnings).toEqual([ACTIVITY_TEXTS.agent.lengthFinish('writer')]);
   });
 });

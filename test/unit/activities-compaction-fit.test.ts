@@ -1,5 +1,6 @@
-import { compactionMessages, COMPACTION_TEXTS } from '../../src/activities/compaction';
+import { compactionMessages, } from '../../src/activities/compaction';
 import { estimateMessagesTokens } from '../../src/core/prompts/bounds';
+import { ACTIVITY_TEXTS } from '../../src/activities/texts';
 
 const base = { agent: 'writer', summary: 'earlier: draft 1 scored 60', maxSummaryTokens: 125 };
 
@@ -8,8 +9,8 @@ describe('compactionMessages', () => {
     const entries = ['writer: ' + 'x'.repeat(20_000)];
     const messages = compactionMessages({ ...base, model: { name: 'm' }, entries });
     expect(messages).toEqual([
-      { role: 'system', content: COMPACTION_TEXTS.system('writer', 125) },
-      { role: 'user', content: COMPACTION_TEXTS.user(base.summary, entries) },
+      { role: 'system', content: ACTIVITY_TEXTS.compaction.system('writer', 125) },
+      { role: 'user', content: ACTIVITY_TEXTS.compaction.user(base.summary, entries) },
     ]);
   });
 
@@ -25,6 +26,6 @@ describe('compactionMessages', () => {
   test('entries that fit the window are sent whole', () => {
     const entries = ['writer: short'];
     const messages = compactionMessages({ ...base, model: { name: 'm', contextWindow: 1000 }, entries });
-    expect(messages[1].content).toBe(COMPACTION_TEXTS.user(base.summary, entries));
+    expect(messages[1].content).toBe(ACTIVITY_TEXTS.compaction.user(base.summary, entries));
   });
 });

@@ -1,12 +1,12 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { createActivities } from '../../src/activities';
-import { COMPACTION_TEXTS } from '../../src/activities/compaction';
-import { JUDGE_TEXTS, VERDICT_RESPONSE_FORMAT, parseVerdict } from '../../src/activities/judge';
+import { VERDICT_RESPONSE_FORMAT, parseVerdict } from '../../src/activities/judge';
 import { firstBalancedJson } from '../../src/core/text/json';
 import type { CompactionInput, JudgeInput } from '../../src/core/llm/contract';
 import { FAILURE_TYPES } from '../../src/core/llm/contract';
 import { activityEnv, runIn, testModel } from '../helpers/activity-env';
 import { completion, errorBody, startMiniLlm, type MiniLlm, type Reply, type SeenRequest } from '../helpers/mini-llm';
+import { ACTIVITY_TEXTS } from '../../src/activities/texts';
 
 const judgeInput: JudgeInput = {
   workflowId: 'wf-1',
@@ -57,8 +57,8 @@ describe('judgeConvergence', () => {
     });
     expect(body.response_format).toEqual(VERDICT_RESPONSE_FORMAT);
     expect(body.messages).toEqual([
-      { role: 'system', content: JUDGE_TEXTS.system },
-      { role: 'user', content: JUDGE_TEXTS.user('the essay has a thesis', 'write an essay', 'critic', 'Thesis: cats rule.') },
+      { role: 'system', content: ACTIVITY_TEXTS.judge.system },
+      { role: 'user', content: ACTIVITY_TEXTS.judge.user('the essay has a thesis', 'write an essay', 'critic', 'Thesis: cats rule.') },
     ]);
     expect(body.messages[1].content).toContain('the essay has a thesis');
     expect(body.messages[1].content).toContain('Thesis: cats rule.');
@@ -93,7 +93,7 @@ describe('judgeConvergence', () => {
     const f = err as ApplicationFailure;
     expect(f.nonRetryable).toBe(false);
     expect(f.type).toBe(FAILURE_TYPES.retryable);
-    expect(f.message).toBe(JUDGE_TEXTS.unparsable('critic', 'req_1'));
+    expect(f.message).toBe(ACTIVITY_TEXTS.judge.unparsable('critic', 'req_1'));
   });
 });
 
@@ -136,8 +136,8 @@ describe('compactTranscript', () => {
     expect(headers['x-troupe-kind']).toBe('compaction');
     expect(body.max_tokens).toBe(50);
     expect(body.messages).toEqual([
-      { role: 'system', content: COMPACTION_TEXTS.system('writer', 50) },
-      { role: 'user', content: COMPACTION_TEXTS.user('Round 1: draft written.', compactionInput.entries) },
+      { role: 'system', content: ACTIVITY_TEXTS.compaction.system('writer', 50) },
+      { role: 'user', content: ACTIVITY_TEXTS.compaction.user('Round 1: draft written.', compactionInput.entries) },
     ]);
     expect(body.messages[0].content).toMatch(/decision.*open issue.*latest scores and verdicts/s);
     expect(body.messages[1].content).toContain('critic: score: 60, fix the intro');
@@ -151,6 +151,6 @@ describe('compactTranscript', () => {
     const err = await runIn(activityEnv(), acts.compactTranscript, compactionInput).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApplicationFailure);
     expect((err as ApplicationFailure).nonRetryable).toBe(false);
-    expect((err as ApplicationFailure).message).toBe(COMPACTION_TEXTS.empty('writer', 'req_1'));
+    expect((err as ApplicationFailure).message).toBe(ACTIVITY_TEXTS.compaction.empty('writer', 'req_1'));
   });
 });

@@ -7,7 +7,6 @@ import {
   classifyLlmError,
   isLocalRequestError,
   LLM_DEFAULTS,
-  LLM_TEXTS,
   parseRetryAfterMs,
   requestTimeoutMs,
 } from '../../src/activities/llm';
@@ -15,6 +14,7 @@ import type { AgentCallInput, LlmFailureDetails } from '../../src/core/llm/contr
 import { decodeHeaderValue, encodeHeaderValue, FAILURE_TYPES, TROUPE_HEADERS } from '../../src/core/llm/contract';
 import { activityEnv, runIn, testModel } from '../helpers/activity-env';
 import { completion, errorBody, startMiniLlm, type MiniLlm } from '../helpers/mini-llm';
+import { ACTIVITY_TEXTS } from '../../src/activities/texts';
 
 const input = (over: Partial<AgentCallInput> = {}): AgentCallInput => ({
   workflowId: 'wf-1',
@@ -95,7 +95,7 @@ describe('LLM client and request plumbing', () => {
       ENDPOINT_TEXTS.baseUrlNotAllowed(stub.url, ['https://api.openai.com/v1']) +
       '; ' +
       ENDPOINT_TEXTS.keyEnvNotAllowed('SECRET', ['OPENAI_API_KEY']);
-    expect(f.message).toBe(LLM_TEXTS.endpointRefused('agent', 'writer', detail));
+    expect(f.message).toBe(ACTIVITY_TEXTS.llm.endpointRefused('agent', 'writer', detail));
     expect(f.details?.[0]).toEqual<LlmFailureDetails>({ kind: 'agent', message: detail });
     expect(f.message).not.toContain('sk-secret-value');
     expect(stub.requests).toHaveLength(0);
@@ -204,7 +204,7 @@ describe('LLM client and request plumbing', () => {
     expect(f.nonRetryable).toBe(true);
     expect(f.type).toBe(FAILURE_TYPES.fatal);
     const error = 'TypeError: Cannot convert argument to a ByteString';
-    expect(f.message.startsWith(LLM_TEXTS.local('agent', 'writer', error))).toBe(true);
+    expect(f.message.startsWith(ACTIVITY_TEXTS.llm.local('agent', 'writer', error))).toBe(true);
     expect(stub.requests).toHaveLength(0);
   });
 
@@ -216,7 +216,7 @@ describe('LLM client and request plumbing', () => {
     expect(f.type).toBe(FAILURE_TYPES.fatal);
     const message = (f.details?.[0] as LlmFailureDetails).message;
     const error = 'TypeError: Request cannot be constructed from a URL that includes credentials';
-    expect(message.startsWith(LLM_TEXTS.localDetail(error))).toBe(true);
+    expect(message.startsWith(ACTIVITY_TEXTS.llm.localDetail(error))).toBe(true);
     expect(stub.requests).toHaveLength(0);
   });
 
@@ -282,8 +282,8 @@ describe('local errors versus network failures', () => {
     const error = `${(inner ?? err).name}: ${(inner ?? err).message}`;
     expect(f.nonRetryable).toBe(true);
     expect(f.type).toBe(FAILURE_TYPES.fatal);
-    expect(f.message).toBe(LLM_TEXTS.local('agent', 'writer', error));
-    expect((f.details?.[0] as LlmFailureDetails).message).toBe(LLM_TEXTS.localDetail(error));
+    expect(f.message).toBe(ACTIVITY_TEXTS.llm.local('agent', 'writer', error));
+    expect((f.details?.[0] as LlmFailureDetails).message).toBe(ACTIVITY_TEXTS.llm.localDetail(error));
   });
 
   it.each([
@@ -305,7 +305,7 @@ describe('local errors versus network failures', () => {
     expect(f).toMatchObject({
       type: FAILURE_TYPES.retryable,
       nonRetryable: false,
-      message: LLM_TEXTS.timeout('agent', 'writer', 1234),
+      message: ACTIVITY_TEXTS.llm.timeout('agent', 'writer', 1234),
     });
   });
 

@@ -5,10 +5,10 @@ import {
   holdsResults,
   openRequest,
   pendingRequests,
-  REQUEST_TEXTS,
   takeDecided,
   type RequestBook,
 } from '../../src/core/humans/requests';
+import { HUMAN_TEXTS } from '../../src/core/humans/texts';
 
 const book = (): RequestBook => ({ requests: [], requestCounter: 0 });
 const open = (b: RequestBook, held = false) =>
@@ -51,8 +51,8 @@ describe('deciding', () => {
     const b = book();
     open(b);
     open(b);
-    expect(decide(b, undefined, { kind: 'approve', at: 1 })).toEqual({ ok: false, warning: REQUEST_TEXTS.ambiguous('approve', ['r1', 'r2']) });
-    expect(REQUEST_TEXTS.ambiguous('approve', ['r1', 'r2'])).toBe(
+    expect(decide(b, undefined, { kind: 'approve', at: 1 })).toEqual({ ok: false, warning: HUMAN_TEXTS.requests.ambiguous('approve', ['r1', 'r2']) });
+    expect(HUMAN_TEXTS.requests.ambiguous('approve', ['r1', 'r2'])).toBe(
       'ignored approve signal: 2 requests are pending (r1, r2); name one with requestId (--request)',
     );
     expect(pendingRequests(b)).toHaveLength(2);

@@ -5,8 +5,8 @@
  */
 import type { RunStatus } from '../termination/types';
 import { goalContinuationPrompt } from './prompts';
+import { GOAL_TEXTS } from './texts';
 import {
-  GOAL_TEXTS,
   goalElapsedMs,
   withGoalHistory,
   type GoalLimitReason,

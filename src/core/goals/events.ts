@@ -6,31 +6,13 @@
  */
 import type { ToolEvent } from '../llm/contract';
 import { omitGoalKeys, withGoalHistory, type GoalState, type GoalStatus } from './state';
+import { GOAL_TEXTS } from './texts';
 
 /** A goal event from the `goal` tool. */
 export type GoalEvent = Extract<ToolEvent, { tool: 'goal' }>;
 
-/** Texts of goal-event history entries, stop reasons and warnings, so tests can pin them. */
-export const GOAL_EVENT_TEXTS = {
-  statusChanged: (status: GoalStatus, reason?: string) => `Status changed to ${status}${reason ? `: ${reason}` : ''}`,
-  objectiveUpdated: (objective: string) => `Objective updated: ${objective.slice(0, 100)}`,
-  evidenceAdded: (evidence: string) => `Evidence: ${evidence.slice(0, 200)}`,
-  resumed: 'Status changed to active: resumed by user',
-  completedStop: (evidence: string) => `Goal completed: ${clip(evidence, 200)}`,
-  blockedStop: (reason: string) => `Goal blocked: ${clip(reason, 200)}`,
-  pausedStop: (reason?: string) => (reason ? `Goal paused: ${clip(reason, 200)}` : 'Goal paused via goal tool'),
-  errors: {
-    status: 'update_status needs status active, completed, blocked or paused',
-    evidence: (what: string) => `${what} needs non-empty evidence`,
-    reason: 'update_status blocked needs a non-empty reason',
-    objective: 'update_objective needs a non-empty objective',
-  },
-  ignored: (agent: string, error: string) => `ignored goal event from ${agent}: ${error}`,
-} as const;
 
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
+
 
 function nonBlank(s: string | undefined): s is string {
   return typeof s === 'string' && s.trim().length > 0;
@@ -38,7 +20,7 @@ function nonBlank(s: string | undefined): s is string {
 
 /** Why a goal event is invalid, or undefined when it is valid (usable by the activity too). */
 export function goalEventError(event: GoalEvent): string | undefined {
-  const E = GOAL_EVENT_TEXTS.errors;
+  const E = GOAL_TEXTS.events.errors;
   switch (event.action) {
     case 'update_status':
       switch (event.status) {
@@ -85,8 +67,8 @@ export function applyGoalEvent(g: GoalState, event: GoalEvent, now: number, agen
  */
 export function tryGoalEvent(g: GoalState, event: GoalEvent, now: number, agent: string): GoalEventOutcome {
   const error = goalEventError(event);
-  if (error !== undefined) return { ok: false, goal: g, warning: GOAL_EVENT_TEXTS.ignored(agent, error) };
-  const T = GOAL_EVENT_TEXTS;
+  if (error !== undefined) return { ok: false, goal: g, warning: GOAL_TEXTS.events.ignored(agent, error) };
+  const T = GOAL_TEXTS.events;
   switch (event.action) {
     case 'update_status': {
       const status = event.status as Exclude<GoalStatus, 'limit_reached'>;
@@ -122,14 +104,14 @@ function statusChange(g: GoalState, event: GoalEvent, status: Exclude<GoalStatus
   switch (status) {
     case 'completed': {
       const evidence = event.evidence as string;
-      return { ...g, status, completionEvidence: evidence, stopReason: GOAL_EVENT_TEXTS.completedStop(evidence) };
+      return { ...g, status, completionEvidence: evidence, stopReason: GOAL_TEXTS.events.completedStop(evidence) };
     }
     case 'blocked': {
       const reason = event.reason as string;
-      return { ...g, status, blockedReason: reason, stopReason: GOAL_EVENT_TEXTS.blockedStop(reason) };
+      return { ...g, status, blockedReason: reason, stopReason: GOAL_TEXTS.events.blockedStop(reason) };
     }
     case 'paused':
-      return { ...g, status, stopReason: GOAL_EVENT_TEXTS.pausedStop(event.reason) };
+      return { ...g, status, stopReason: GOAL_TEXTS.events.pausedStop(event.reason) };
     case 'active':
       return { ...omitGoalKeys(g, 'stopReason'), status };
     default: {
@@ -183,5 +165,5 @@ function waveEffect(status: GoalStatus): GoalWaveEffect {
 /** The `resume` signal on a goal the tool paused: back to `active`. Other statuses: unchanged. */
 export function reactivatePausedGoal(g: GoalState, now: number): GoalState {
   if (g.status !== 'paused') return g;
-  return withGoalHistory({ ...omitGoalKeys(g, 'stopReason'), status: 'active' }, 'resumed', GOAL_EVENT_TEXTS.resumed, now);
+  return withGoalHistory({ ...omitGoalKeys(g, 'stopReason'), status: 'active' }, 'resumed', GOAL_TEXTS.events.resumed, now);
 }

@@ -7,3 +7,4 @@ export * from './state';
 export * from './events';
 export * from './check';
 export * from './prompts';
+export * from './texts';

@@ -4,6 +4,7 @@
  * the `goal` tool requires. Every user-supplied text is XML-escaped.
  */
 import { goalSeconds, type GoalState } from './state';
+import { GOAL_TEXTS } from './texts';
 
 /** Escape `& < > " '` (in that order; already-escaped text is escaped again). Newlines stay. */
 export function escapeXml(text: string): string {
@@ -15,24 +16,7 @@ export function escapeXml(text: string): string {
     .replace(/'/g, '&apos;');
 }
 
-/** The fixed lines of the goal prompts, so tests can pin them. */
-export const GOAL_PROMPTS = {
-  continuationIntro: 'The goal below is still active. Continue working toward it.',
-  nextSteps: [
-    '1. Take the next concrete step toward the goal',
-    '2. Verify your progress against the goal objective',
-    '3. When the goal is complete, use the `goal` tool with action="update_status", status="completed", and provide evidence (required)',
-    '4. If you\'re blocked, use the `goal` tool with action="update_status", status="blocked", and give the reason (required)',
-  ],
-  frameworkIntro:
-    'You are working toward the goal below. The team keeps going in new rounds until the goal is reported completed or blocked, or a budget runs out.',
-  reporting: [
-    '- When the goal is complete and verified: action="update_status", status="completed", evidence="<what shows it is done>" (evidence is required)',
-    '- When you cannot proceed: action="update_status", status="blocked", reason="<what blocks you>" (reason is required)',
-    '- When the objective needs to be restated: action="update_objective", objective="<the new objective>"',
-    '- Do NOT just output text markers like [goal:complete]; only the `goal` tool changes the goal\'s status.',
-  ],
-} as const;
+
 
 function tagged(tag: string, text: string | undefined): string[] {
   return text === undefined ? [] : [`<${tag}>`, escapeXml(text), `</${tag}>`, ''];
@@ -54,7 +38,7 @@ function goalBody(g: GoalState): string[] {
 export function goalContinuationPrompt(g: GoalState, elapsedMs: number): string {
   return [
     '<goal_continuation>',
-    GOAL_PROMPTS.continuationIntro,
+    GOAL_TEXTS.prompts.continuationIntro,
     '',
     ...goalBody(g),
     '## Progress',
@@ -62,7 +46,7 @@ export function goalContinuationPrompt(g: GoalState, elapsedMs: number): string 
     `- Time elapsed: ${goalSeconds(elapsedMs)}s/${goalSeconds(g.maxDurationMs)}s`,
     '',
     '## Next Steps',
-    ...GOAL_PROMPTS.nextSteps,
+    ...GOAL_TEXTS.prompts.nextSteps,
     '</goal_continuation>',
     '',
   ].join('\n');
@@ -75,7 +59,7 @@ export function goalContinuationPrompt(g: GoalState, elapsedMs: number): string 
 export function goalFrameworkBlock(g: GoalState): string {
   return [
     '<goal_framework>',
-    GOAL_PROMPTS.frameworkIntro,
+    GOAL_TEXTS.prompts.frameworkIntro,
     '',
     ...goalBody(g),
     '## Budget',
@@ -84,7 +68,7 @@ export function goalFrameworkBlock(g: GoalState): string {
     `- Current turn: ${g.turnCount}/${g.maxTurns}`,
     '',
     '## Reporting with the `goal` tool',
-    ...GOAL_PROMPTS.reporting,
+    ...GOAL_TEXTS.prompts.reporting,
     '</goal_framework>',
     '',
   ].join('\n');

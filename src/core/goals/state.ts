@@ -5,6 +5,9 @@
  */
 import type { CompiledGoal } from '../graph/types';
 import type { GoalSnapshot } from '../llm/contract';
+import { GOAL_TEXTS } from './texts';
+
+export { goalSeconds } from './texts';
 
 /** Goal status; `paused` pauses the run until `resume`. */
 export type GoalStatus = GoalSnapshot['status'];
@@ -53,24 +56,11 @@ export interface GoalState {
   history: GoalHistoryEntry[];
 }
 
-/** Whole seconds, as the goal texts print them: integer division by 1000 (9_000_000 ms → 9000). */
-export function goalSeconds(ms: number): number {
-  return Math.floor(ms / 1000);
-}
 
 /** History entries kept (the last 20). */
 export const GOAL_HISTORY_MAX = 20;
 
-/** Goal texts recorded in state and results (stop reasons, history details), so tests can pin them. */
-export const GOAL_TEXTS = {
-  set: (objective: string) => `Goal set: ${objective}`,
-  autoContinue: (turn: number, max: number) => `Turn ${turn}/${max}`,
-  turnLimit: (turns: number, max: number) => `Auto-continue turn limit reached (${turns}/${max})`,
-  durationLimit: (elapsedMs: number, maxMs: number) =>
-    `Duration limit reached (${goalSeconds(elapsedMs)}s / ${goalSeconds(maxMs)}s)`,
-  completedFallback: 'Goal completed',
-  blockedFallback: 'Goal blocked',
-} as const;
+
 
 /** Append a history entry, keeping the last {@link GOAL_HISTORY_MAX}. */
 export function withGoalHistory(

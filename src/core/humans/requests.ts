@@ -7,6 +7,7 @@
  * the order the decisions arrived. Ids are `r1`, `r2`, … Pure: time is passed in.
  */
 import type { Trigger } from '../waves/types';
+import { HUMAN_TEXTS } from './texts';
 
 /** Kinds of request a run can wait on: the `signal` tool's three types and `approval.before_exit`. */
 export const HITL_REQUEST_KINDS = ['approval', 'clarification', 'blocked', 'before_exit'] as const;
@@ -59,14 +60,7 @@ export interface RequestBook {
   requestCounter: number;
 }
 
-/** Texts of decisions that match nothing, so tests can pin them. */
-export const REQUEST_TEXTS = {
-  noneToDecide: (d: DecisionKind) => `ignored ${d} signal: no request is pending`,
-  notPending: (d: DecisionKind, id: string, pending: string[]) =>
-    `ignored ${d} signal: request ${id} is not pending (pending: ${pending.length ? pending.join(', ') : 'none'})`,
-  ambiguous: (d: DecisionKind, pending: string[]) =>
-    `ignored ${d} signal: ${pending.length} requests are pending (${pending.join(', ')}); name one with requestId (--request)`,
-} as const;
+
 
 /** The id of the `n`-th request of a run (1-based): `r1`, `r2`, … */
 export function formatRequestId(n: number): string {
@@ -121,10 +115,10 @@ export function resolveDecision(
   const ids = pending.map((p) => p.id);
   if (requestId !== undefined) {
     const request = pending.find((p) => p.id === requestId);
-    return request ? { ok: true, request } : { ok: false, warning: REQUEST_TEXTS.notPending(decision, requestId, ids) };
+    return request ? { ok: true, request } : { ok: false, warning: HUMAN_TEXTS.requests.notPending(decision, requestId, ids) };
   }
-  if (pending.length === 0) return { ok: false, warning: REQUEST_TEXTS.noneToDecide(decision) };
-  if (pending.length > 1) return { ok: false, warning: REQUEST_TEXTS.ambiguous(decision, ids) };
+  if (pending.length === 0) return { ok: false, warning: HUMAN_TEXTS.requests.noneToDecide(decision) };
+  if (pending.length > 1) return { ok: false, warning: HUMAN_TEXTS.requests.ambiguous(decision, ids) };
   return { ok: true, request: pending[0] };
 }
 

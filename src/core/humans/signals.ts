@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { SIGNAL_TYPE_RE } from '../config/schema';
+import { HUMAN_TEXTS } from './texts';
 
 const NON_EMPTY = 'must be a non-empty string';
 const nonEmpty = z.string({ error: NON_EMPTY }).trim().min(1, NON_EMPTY);
@@ -41,11 +42,7 @@ export type SignalPayloads = { [K in SignalName]: z.output<(typeof SIGNAL_PAYLOA
 /** A parsed payload, or the warning to record instead. */
 export type ParsedPayload<T> = { ok: true; value: T } | { ok: false; warning: string };
 
-/** Texts of payload warnings, so tests can pin them. */
-export const SIGNAL_TEXTS = {
-  malformed: (name: string, issue: string) => `ignored malformed ${name} signal: ${issue}`,
-  unknownSignal: (name: string) => `ignored unknown signal ${name}`,
-} as const;
+
 
 function issueText(error: z.ZodError): string {
   return error.issues
@@ -59,11 +56,11 @@ export function parseSignalPayload<K extends SignalName>(name: K, raw: unknown):
 export function parseSignalPayload(name: string, raw: unknown): ParsedPayload<unknown>;
 export function parseSignalPayload(name: string, raw: unknown): ParsedPayload<unknown> {
   if (!Object.prototype.hasOwnProperty.call(SIGNAL_PAYLOAD_SCHEMAS, name)) {
-    return { ok: false, warning: SIGNAL_TEXTS.unknownSignal(name) };
+    return { ok: false, warning: HUMAN_TEXTS.signals.unknownSignal(name) };
   }
   const schema: z.ZodType = SIGNAL_PAYLOAD_SCHEMAS[name as SignalName];
   const parsed = schema.safeParse(name === 'pause' || name === 'resume' ? raw : (raw ?? {}));
   return parsed.success
     ? { ok: true, value: parsed.data }
-    : { ok: false, warning: SIGNAL_TEXTS.malformed(name, issueText(parsed.error)) };
+    : { ok: false, warning: HUMAN_TEXTS.signals.malformed(name, issueText(parsed.error)) };
 }

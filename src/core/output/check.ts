@@ -16,6 +16,7 @@ export {
   type OutputValidator,
   type SchemaValidation,
 } from './validator';
+import { OUTPUT_TEXTS } from './texts';
 
 /** The graph's output config (`CompiledGraph.output`). */
 export interface OutputConfig {
@@ -61,17 +62,7 @@ export type OutputCheckResult =
   | { kind: 'retry'; agents: AgentOutputVerdict[]; retries: OutputRetry[]; attempts: Record<string, number> }
   | ({ kind: 'done'; agents: AgentOutputVerdict[]; attempts: Record<string, number> } & OutputVerdict);
 
-/** Output-check texts (retry prompt lines, error lines), so tests can pin them. */
-export const OUTPUT_TEXTS = {
-  noJson: 'No valid JSON found in response',
-  noFinalResult: 'No final result to check',
-  retryHeader: (attempt: number, max: number) =>
-    `Your previous response did not match the required output format (attempt ${attempt}/${max}).`,
-  errorsHeader: 'Validation errors:',
-  reformat: (noun: string) => `Please reformat your response as a valid JSON ${noun} matching this schema:`,
-  onlyJson: (noun: string) => `Output ONLY the JSON ${noun}, no additional text.`,
-  agentError: (agent: string, error: string) => `${agent}: ${error}`,
-} as const;
+
 
 function jsonNoun(schema: Record<string, unknown>): string {
   return schema.type === 'object' ? 'object' : schema.type === 'array' ? 'array' : 'value';
@@ -89,17 +80,17 @@ export function outputRetryPrompt(
 ): string {
   const noun = jsonNoun(schema);
   return [
-    OUTPUT_TEXTS.retryHeader(attempt, maxRetries),
+    OUTPUT_TEXTS.check.retryHeader(attempt, maxRetries),
     '',
-    OUTPUT_TEXTS.errorsHeader,
+    OUTPUT_TEXTS.check.errorsHeader,
     ...errors.map((e) => `- ${e}`),
     '',
-    OUTPUT_TEXTS.reformat(noun),
+    OUTPUT_TEXTS.check.reformat(noun),
     '```json',
     JSON.stringify(schema, null, 2),
     '```',
     '',
-    OUTPUT_TEXTS.onlyJson(noun),
+    OUTPUT_TEXTS.check.onlyJson(noun),
     '',
   ].join('\n');
 }
@@ -111,7 +102,7 @@ export function checkAgentOutput(
   validator: OutputValidator = defaultOutputValidator,
 ): AgentOutputVerdict {
   const extracted = extractJson(result.text);
-  if (!extracted.ok) return { agent: result.agent, valid: false, errors: [OUTPUT_TEXTS.noJson], retryable: true };
+  if (!extracted.ok) return { agent: result.agent, valid: false, errors: [OUTPUT_TEXTS.check.noJson], retryable: true };
   const v = validator.validate(schema, extracted.value);
   switch (v.kind) {
     case 'valid':
@@ -140,7 +131,7 @@ export function outputCheck(
   validator: OutputValidator = defaultOutputValidator,
 ): OutputCheckResult {
   if (finalResults.length === 0) {
-    return { kind: 'done', agents: [], outputValid: false, outputErrors: [OUTPUT_TEXTS.noFinalResult], attempts: {} };
+    return { kind: 'done', agents: [], outputValid: false, outputErrors: [OUTPUT_TEXTS.check.noFinalResult], attempts: {} };
   }
   const agents = finalResults.map((r) => checkAgentOutput(r, output.schema, validator));
   const retries: OutputRetry[] = [];
@@ -163,7 +154,7 @@ function finalOutput(agents: AgentOutputVerdict[]): OutputVerdict {
   const values: Record<string, unknown> = {};
   for (const a of agents) {
     if (a.valid) values[a.agent] = a.value;
-    else errors.push(...a.errors.map((e) => (several ? OUTPUT_TEXTS.agentError(a.agent, e) : e)));
+    else errors.push(...a.errors.map((e) => (several ? OUTPUT_TEXTS.check.agentError(a.agent, e) : e)));
   }
   const outputValid = errors.length === 0;
   const single = agents[0];

@@ -4,6 +4,7 @@
  * activity without touching the check. Pure: ajv generates code but does no I/O and keeps no clock.
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { OUTPUT_TEXTS } from './texts';
 
 /** Outcome of validating one value: valid, invalid with error lines, or a schema that cannot compile. */
 export type SchemaValidation =
@@ -19,11 +20,7 @@ export interface OutputValidator {
 /** Error lines kept per validation; the rest are summarized in one line. */
 export const MAX_ERROR_LINES = 20;
 
-/** Validator texts, so tests can pin them. */
-export const VALIDATOR_TEXTS = {
-  moreErrors: (n: number) => `… and ${n} more error${n === 1 ? '' : 's'}`,
-  schemaError: (message: string) => `Invalid output schema: ${message}`,
-} as const;
+
 
 /** One error line: `<instancePath or />: <message>` plus the offending name or allowed values. */
 export function formatAjvError(e: ErrorObject): string {
@@ -42,7 +39,7 @@ export function formatAjvError(e: ErrorObject): string {
 export function formatAjvErrors(errors: ErrorObject[]): string[] {
   const lines = [...new Set(errors.map(formatAjvError))];
   if (lines.length <= MAX_ERROR_LINES) return lines;
-  return [...lines.slice(0, MAX_ERROR_LINES), VALIDATOR_TEXTS.moreErrors(lines.length - MAX_ERROR_LINES)];
+  return [...lines.slice(0, MAX_ERROR_LINES), OUTPUT_TEXTS.validator.moreErrors(lines.length - MAX_ERROR_LINES)];
 }
 
 /**
@@ -68,7 +65,7 @@ export function createAjvValidator(): OutputValidator {
   return {
     validate(schema, value) {
       const fn = compile(schema);
-      if (typeof fn !== 'function') return { kind: 'schema_error', message: VALIDATOR_TEXTS.schemaError(fn.error) };
+      if (typeof fn !== 'function') return { kind: 'schema_error', message: OUTPUT_TEXTS.validator.schemaError(fn.error) };
       return fn(value) ? { kind: 'valid' } : { kind: 'invalid', errors: formatAjvErrors(fn.errors ?? []) };
     },
   };

@@ -1,0 +1,65 @@
+/**
+ * Every text the LLM activities produce (failure messages, warnings, the judge and compaction
+ * prompts), in one place so tests pin them.
+ */
+
+import type { LlmFailureDetails } from '../core/llm/contract';
+
+type LlmKind = LlmFailureDetails['kind'];
+
+export const ACTIVITY_TEXTS = {
+  /** Failure message texts, kept together so tests pin them. */
+  llm: {
+    http: (kind: LlmKind, agent: string, status: number, message: string, requestId?: string) =>
+      `${kind} ${agent}: HTTP ${status} ${message}${requestId ? ` (request id ${requestId})` : ''}`,
+    timeout: (kind: LlmKind, agent: string, ms: number) => `${kind} ${agent}: request timed out after ${ms} ms`,
+    connection: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: connection error: ${message}`,
+    malformed: (kind: LlmKind, agent: string, requestId?: string) =>
+      `${kind} ${agent}: the endpoint returned no completion choice${requestId ? ` (request id ${requestId})` : ''}`,
+    localDetail: (error: string) =>
+      `the request could not be built or sent because of an error on the worker's side (not retried): ${error}`,
+    local: (kind: LlmKind, agent: string, error: string) => `${kind} ${agent}: ${ACTIVITY_TEXTS.llm.localDetail(error)}`,
+    endpointRefused: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: ${message}`,
+    other: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: ${message}`,
+  },
+  /** Warnings the agent activity adds to its result, kept together so tests pin them. */
+  agent: {
+    truncated: (agent: string, dropped: number, limit: number) =>
+      `agent ${agent}: output cut to ${limit} bytes (${dropped} bytes dropped)`,
+    lengthFinish: (agent: string) =>
+      `agent ${agent}: the reply stopped at the max_tokens limit (finish_reason length); raise model.max_tokens`,
+    toolRoundsExhausted: (agent: string, rounds: number) =>
+      `agent ${agent}: tool calls still requested after ${rounds} tool rounds; they were ignored`,
+    unofferedTools: (agent: string) => `agent ${agent}: the model called tools although none were offered; ignored`,
+    refusal: (agent: string) => `agent ${agent}: the model refused; its refusal is the result`,
+    noResponseFormat: (agent: string) =>
+      `agent ${agent}: the endpoint rejected response_format json_schema; asked again without it (the schema is in the prompt)`,
+  },
+  /** The judge's prompts and failure texts, kept together so tests pin them. */
+  judge: {
+    system:
+      'You judge whether a multi-agent collaboration has converged. Decide strictly whether the latest result ' +
+      'satisfies the criteria for the task. Reply with only a JSON object: {"converged": true|false, "reason": ' +
+      '"<one or two sentences>"}.',
+    user: (criteria: string, task: string, agent: string, result: string) =>
+      `<criteria>\n${criteria}\n</criteria>\n\n<task>\n${task}\n</task>\n\n` +
+      `<result agent="${agent}">\n${result}\n</result>\n\nHas the result converged on the criteria?`,
+    unparsable: (agent: string, requestId?: string) =>
+      `judge ${agent}: the verdict is not a JSON object with boolean "converged"` +
+      (requestId ? ` (request id ${requestId})` : ''),
+  },
+  /** The compaction prompts and failure texts, kept together so tests pin them. */
+  compaction: {
+    system: (agent: string, maxTokens: number) =>
+      `You maintain the rolling summary of a multi-agent collaboration, as seen by agent "${agent}". Merge the ` +
+      `previous summary and the new entries into one summary of at most ${maxTokens} tokens. Keep every decision ` +
+      'made, every open issue or requested change, and the latest scores and verdicts (with who gave them). Drop ' +
+      'repetition and pleasantries. Reply with the summary text only.',
+    user: (summary: string | undefined, entries: string[]) =>
+      `<previous_summary>\n${summary?.trim() || '(none)'}\n</previous_summary>\n\n<entries>\n` +
+      entries.map((e, i) => `<entry n="${i + 1}">\n${e}\n</entry>`).join('\n') +
+      '\n</entries>',
+    empty: (agent: string, requestId?: string) =>
+      `compaction ${agent}: the summary came back empty${requestId ? ` (request id ${requestId})` : ''}`,
+  },
+} as const;
