@@ -44,7 +44,7 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
     let structured = input.responseSchema !== undefined;
 
     for (;;) {
-      const closing = tools.length > 0 && toolRounds >= AGENT_LIMITS.maxToolRounds;
+      const closing = tools.length > 0 && toolRounds >= (input.maxToolRounds ?? AGENT_LIMITS.maxToolRounds);
       try {
         last = await chatCompletion(client, requestBody(input, messages, tools, closing, structured), scope);
       } catch (err) {

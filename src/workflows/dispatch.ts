@@ -9,6 +9,7 @@ import { recordCall, addUsage } from '../core/budgets/ledger';
 import { RUN_TEXTS } from '../core/ending/texts';
 import type { RunEnd } from '../core/ending/result';
 import { goalSnapshot } from '../core/goals';
+import { builtinToolsOf } from '../core/llm/builtin-tools';
 import { planContext } from '../core/prompts/bounds';
 import { buildAgentMessages, type PromptNote } from '../core/prompts/build';
 import { activeMs } from '../core/state/clock';
@@ -119,7 +120,8 @@ async function dispatchOne(run: Run, item: WaveItem, notes: PromptNote[], respon
     agent: item.agent,
     model: agent.model,
     messages: prepared.messages,
-    tools: agent.tools,
+    tools: builtinToolsOf(agent.tools),
+    ...(agent.maxToolRounds !== undefined ? { maxToolRounds: agent.maxToolRounds } : {}),
     goal: state.goal && agent.tools.includes('goal') ? goalSnapshot(state.goal) : undefined,
     responseSchema,
     timeoutMs: agent.timeoutMs,

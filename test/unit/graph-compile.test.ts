@@ -148,6 +148,7 @@ collaboration: { topology: pipeline, agents: [a, b] }
       instructions: 'A',
       model: { name: 'gpt-4o', temperature: 0.3, maxTokens: 900, contextWindow: 64000 },
       tools: [],
+      maxToolRounds: 8,
       timeoutMs: 30000,
     });
     expect(g.agents.b).toEqual({
@@ -155,6 +156,7 @@ collaboration: { topology: pipeline, agents: [a, b] }
       instructions: 'B',
       model: { name: 'local-llama', temperature: 0.3, maxTokens: 900, contextWindow: 64000, baseUrl: 'http://localhost:11434/v1', apiKeyEnv: 'LLAMA_KEY' },
       tools: ['goal', 'signal'],
+      maxToolRounds: 8,
       timeoutMs: 45000,
     });
     expect(g.judge).toEqual({ model: { name: 'gpt-4o', temperature: 0, maxTokens: 900, contextWindow: 64000 } });
@@ -211,5 +213,23 @@ collaboration: { topology: pipeline, agents: [a, b] }
       { path: ['collaboration', 'flow', 1], message: 'Edge references unknown agent "ghost" in "to" field' },
       { path: ['collaboration', 'flow', 2], message: 'Edge references unknown agent "ghost" in "from" field' },
     ]);
+  });
+
+  it('max_tool_rounds: the agent setting, else its model setting, else the top-level model, else 8', () => {
+    const g = loadRoleConfig(
+      `name: rounds
+model: { name: m, max_tool_rounds: 5 }
+agents:
+  a: { instructions: A, max_tool_rounds: 2, model: { max_tool_rounds: 3 } }
+  b: { instructions: B, model: { max_tool_rounds: 3 } }
+  c: { instructions: C }
+collaboration:
+  topology: pipeline
+  agents: [a, b, c]
+`,
+      'role.yaml',
+    ).graph!;
+    expect([g.agents.a.maxToolRounds, g.agents.b.maxToolRounds, g.agents.c.maxToolRounds]).toEqual([2, 3, 5]);
+    expect(loadRoleConfig('name: r\nagents:\n  a: { instructions: A }\ncollaboration: { topology: pipeline, agents: [a] }\n', 'r.yaml').graph!.agents.a.maxToolRounds).toBe(8);
   });
 });

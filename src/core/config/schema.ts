@@ -29,6 +29,8 @@ export const ModelSchema = z.strictObject({
   base_url: z.string().min(1).optional(),
   /** Name of the environment variable that holds this model's API key; default `OPENAI_API_KEY`. */
   api_key_env: z.string().min(1).optional(),
+  /** Tool rounds of one dispatch before a last call with `tool_choice: none`; default 8. */
+  max_tool_rounds: positiveInt.optional(),
 });
 
 export const PriceSchema = z.strictObject({
@@ -36,13 +38,27 @@ export const PriceSchema = z.strictObject({
   output: z.number().min(0),
 });
 
+/** The tools every worker offers; the others come from the worker's tools file. */
 export const BUILTIN_TOOLS = ['goal', 'signal'] as const;
+
+/**
+ * A tool an agent may use: a built-in (`goal`, `signal`), a module tool by its name (`fetch_page`),
+ * an MCP server's tool as `server.tool` (`files.write_file`), or every tool of a server (`files.*`).
+ */
+export const TOOL_NAME_RE = /^(?:[A-Za-z0-9_-]{1,64}|[A-Za-z0-9_-]+\.(?:\*|[A-Za-z0-9._-]+))$/;
+
+/** A tool pattern for `approval.tools`: a tool name as above, where `*` matches any characters. */
+export const TOOL_PATTERN_RE = /^[A-Za-z0-9_.*-]+$/;
 
 export const AgentSchema = z.strictObject({
   instructions: z.string().min(1, 'must be a non-empty string'),
   description: z.string().optional(),
   model: ModelSchema.optional(),
-  tools: z.array(z.enum(BUILTIN_TOOLS)).optional(),
+  tools: z
+    .array(z.string().regex(TOOL_NAME_RE, 'must be goal, signal, a module tool name, server.tool or server.*'))
+    .optional(),
+  /** Tool rounds of one dispatch before a last call with `tool_choice: none` (overrides the model's). */
+  max_tool_rounds: positiveInt.optional(),
   timeout_ms: positiveInt.optional(),
 });
 
@@ -144,6 +160,8 @@ export const OutputSchema = z.strictObject({
 
 export const ApprovalSchema = z.strictObject({
   before_exit: z.boolean().default(false),
+  /** Tool calls that wait for a human first: tool names, `server.*`, or globs such as `deploy_*`. */
+  tools: z.array(z.string().regex(TOOL_PATTERN_RE, 'must be a tool name or a pattern with *')).optional(),
 });
 
 export const BudgetSchema = z.strictObject({
@@ -151,6 +169,8 @@ export const BudgetSchema = z.strictObject({
   max_cost_usd: z.number().positive().optional(),
   max_agent_calls: positiveInt.optional(),
   max_duration_ms: positiveInt.optional(),
+  /** Calls of worker tools (MCP and module tools) in the whole run. */
+  max_tool_calls: positiveInt.optional(),
 });
 
 export const RoleConfigSchema = z.strictObject({

@@ -8,6 +8,9 @@ import type { CompiledAgent, CompiledBudget, CompiledGoal, CompiledGraph, Resolv
 
 /** Model used when neither the agent nor the top-level `model` names one. */
 export const DEFAULT_MODEL_NAME = 'gpt-4o-mini';
+/** Tool rounds of one dispatch before its closing call, when neither the agent nor its model sets it. */
+export const DEFAULT_MAX_TOOL_ROUNDS = 8;
+
 /** Agent activity start-to-close when `timeout_ms` is not set. */
 export const DEFAULT_AGENT_TIMEOUT_MS = 30_000;
 
@@ -32,6 +35,7 @@ export function resolveAgent(name: string, a: AgentConfig, defaults: ModelConfig
     ...(a.description !== undefined && { description: a.description }),
     model: resolveModel(defaults, a.model),
     tools: [...(a.tools ?? [])],
+    maxToolRounds: a.max_tool_rounds ?? a.model?.max_tool_rounds ?? defaults?.max_tool_rounds ?? DEFAULT_MAX_TOOL_ROUNDS,
     timeoutMs: a.timeout_ms ?? DEFAULT_AGENT_TIMEOUT_MS,
   };
 }
@@ -54,6 +58,7 @@ export function resolveBudget(b: BudgetConfig | undefined): CompiledBudget {
     ...(b?.max_cost_usd !== undefined && { maxCostUsd: b.max_cost_usd }),
     ...(b?.max_agent_calls !== undefined && { maxAgentCalls: b.max_agent_calls }),
     ...(b?.max_duration_ms !== undefined && { maxDurationMs: b.max_duration_ms }),
+    ...(b?.max_tool_calls !== undefined && { maxToolCalls: b.max_tool_calls }),
   };
 }
 
@@ -71,7 +76,10 @@ export function resolveSettings(
     pricing: { ...(config.pricing ?? {}) },
     ...(config.goal && { goal: resolveGoal(config.goal) }),
     ...(config.output && { output: { schema: config.output.schema, maxRetries: config.output.max_retries } }),
-    approval: { beforeExit: config.approval?.before_exit ?? false },
+    approval: {
+      beforeExit: config.approval?.before_exit ?? false,
+      ...(config.approval?.tools?.length ? { tools: [...config.approval.tools] } : {}),
+    },
     budget: resolveBudget(config.budget),
   };
 }

@@ -42,7 +42,10 @@ export interface CompiledAgent {
   instructions: string;
   description?: string;
   model: ResolvedModel;
-  tools: Array<'goal' | 'signal'>;
+  /** Tools the agent may use, as written: `goal`, `signal`, module tools, `server.tool`, `server.*`. */
+  tools: string[];
+  /** Tool rounds of one dispatch before the closing call (absent in graphs compiled by troupe 0.1: 4). */
+  maxToolRounds?: number;
   timeoutMs: number;
 }
 
@@ -59,6 +62,7 @@ export interface CompiledBudget {
   maxCostUsd?: number;
   maxAgentCalls?: number;
   maxDurationMs?: number;
+  maxToolCalls?: number;
 }
 
 export interface CompiledGraph {
@@ -82,6 +86,7 @@ export interface CompiledGraph {
   pricing: Record<string, { input: number; output: number }>;
   goal?: CompiledGoal;
   output?: { schema: Record<string, unknown>; maxRetries: number };
-  approval: { beforeExit: boolean };
+  /** `tools`: patterns of tool calls that wait for a human (absent when none). */
+  approval: { beforeExit: boolean; tools?: string[] };
   budget: CompiledBudget;
 }

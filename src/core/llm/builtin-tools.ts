@@ -106,6 +106,11 @@ export const SIGNAL_TOOL: FunctionToolDefinition = {
   },
 };
 
+/** The built-in tools among an agent's tool names, in order. */
+export function builtinToolsOf(names: readonly string[]): BuiltinToolName[] {
+  return names.filter((n): n is BuiltinToolName => n === 'goal' || n === 'signal');
+}
+
 /** The tool definitions to send for an agent's offered tools, in the order given. */
 export function toolDefinitions(tools: readonly BuiltinToolName[]): FunctionToolDefinition[] {
   return tools.map((name) => {

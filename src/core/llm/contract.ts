@@ -37,7 +37,10 @@ export interface AgentCallInput {
   agent: string;
   model: ResolvedModel;
   messages: ChatMessage[];
+  /** The built-in tools offered (`goal`, `signal`). */
   tools: Array<'goal' | 'signal'>;
+  /** Tool rounds before the closing call (`tool_choice: none`); 4 when absent. */
+  maxToolRounds?: number;
   goal?: GoalSnapshot;
   /** JSON Schema to request as `response_format: json_schema` (schema retries). */
   responseSchema?: Record<string, unknown>;
