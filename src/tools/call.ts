@@ -90,7 +90,11 @@ export async function callTool(registry: ToolRegistry, request: ToolCallRequest)
   let details: unknown;
   const beat = (d?: unknown) => {
     if (d !== undefined) details = d;
-    request.heartbeat(details);
+    try {
+      request.heartbeat(details);
+    } catch {
+      // a heartbeat that cannot be sent must not become an uncaught error in a timer
+    }
   };
   beat();
   // an interval beat repeats the tool's last details, so it does not erase a checkpoint
@@ -135,7 +139,7 @@ async function callMcpTool(tool: RegisteredMcpTool, args: unknown, request: Tool
     const failure = classifyMcpError(err);
     switch (failure.kind) {
       case 'answer':
-        return { kind: 'error', text: CALL_TEXTS.failed(name, failure.message) };
+        return { kind: 'error', ...boundedText(CALL_TEXTS.failed(name, failure.message)) };
       case 'timeout':
         throw new ToolCallRetryableError(CALL_TEXTS.timedOut(name, requestTimeoutMs), 'timeout');
       case 'transport':

@@ -60,16 +60,25 @@ function clientVersion(): string {
 
 const CLIENT_INFO = { name: 'troupe', version: clientVersion() };
 
-/** Every tool a client lists, page by page (the SDK does not follow `nextCursor` itself). */
+/**
+ * Every tool a client lists, page by page (the SDK does not follow `nextCursor` itself). The client
+ * checks a result against its tool's output schema only for tools of the last page it listed, so
+ * after several pages it is given the whole list; that method is private in the SDK's types, hence
+ * the guarded call.
+ */
 export async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
   if (!client.getServerCapabilities()?.tools) return [];
   const tools: Tool[] = [];
   let cursor: string | undefined;
+  let pages = 0;
   do {
     const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
     tools.push(...page.tools);
     cursor = page.nextCursor;
+    pages += 1;
   } while (cursor !== undefined);
+  const cache = (client as unknown as { cacheToolMetadata?: (all: Tool[]) => void }).cacheToolMetadata;
+  if (pages > 1 && typeof cache === 'function') cache.call(client, tools);
   return tools;
 }
 

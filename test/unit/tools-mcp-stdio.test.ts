@@ -1,6 +1,6 @@
 /**
  * MCP tools over stdio against a real server process (the fixture server, built with the SDK's server
- * classes): names with dots, no retries for a tool that says it is not idempotent, result texts,
+ * classes): a tool list in pages, names with dots, no retries for a tool that says it is not idempotent, result texts,
  * isError and a refused output as error text, cancellation reaching the server's handler, a timeout
  * told apart from a cancel, heartbeats, stderr drained into the log, a child killed between and during
  * calls, a server that fails to start, and a server that will not exit being killed on close.
@@ -33,7 +33,10 @@ afterAll(async () => {
   removeDirs();
 });
 
-it('names tools server__tool (dots replaced), sends MCP schemas without strict, and keeps YAML names', () => {
+it('lists every page of tools, names them server__tool (dots replaced), sends their schemas without strict', () => {
+  expect(registry.definitions().map((d) => d.name)).toEqual(
+    ['slow', 'append_line', 'picture', 'structured_only', 'wrong_output', 'huge', 'refuse', 'chatty', 'pid'].map((t) => `fx__${t}`),
+  );
   const append = registry.get('fx__append_line')!.definition;
   expect(append).toMatchObject({ yamlName: 'fx.append.line', description: 'Not idempotent: appends a line.', timeoutMs: 60000 });
   expect(append).not.toHaveProperty('strict');
@@ -63,7 +66,7 @@ describe('results', () => {
     expect(await call(registry, 'fx__structured_only', {})).toEqual({ kind: 'ok', text: '{"total":42}' });
   });
 
-  it('returns isError results and a reply the client refused as error text', async () => {
+  it('returns isError results and a reply the client refused (its tool was listed on a middle page) as error text', async () => {
     expect(await call(registry, 'fx__refuse', {})).toEqual({ kind: 'error', text: 'no such record' });
     const refused = await call(registry, 'fx__wrong_output', {});
     expect(refused).toEqual({
