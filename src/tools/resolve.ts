@@ -1,9 +1,10 @@
 /**
  * An agent's `tools:` list resolved against what the worker offers: exact names (`files.read_text_file`,
- * `fetch_page`), globs (`files.*`, `files.read_*`: `*` stays within one dot-separated part, so it never
- * reaches into another server), and the built-ins `goal` and `signal`, passed through for the workflow
- * to apply. A name that matches nothing is an error naming it and listing what is offered, and so is a
- * list that offers one model more tools than providers accept in a request. Pure.
+ * `fetch_page`), globs within a server (`files.*`, `files.read_*`: the part before the first dot names
+ * the server, and `*` never reaches into another one), and the built-ins `goal` and `signal`, passed
+ * through for the workflow to apply. A name that matches nothing is an error naming it and listing
+ * what is offered, and so is a list that offers one model more tools than providers accept in a
+ * request. Pure.
  */
 import { closest } from '../core/config/did-you-mean';
 import type { AgentToolSet, ToolDefinition } from '../core/llm/contract';
@@ -26,12 +27,21 @@ export const RESOLVE_MESSAGES = {
 /** The resolved set, or every problem with the list. */
 export type ToolResolution = { ok: true; set: AgentToolSet } | { ok: false; errors: string[] };
 
-function globRegExp(pattern: string): RegExp {
-  const body = pattern
+function globPart(part: string, star: string): string {
+  return part
     .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[^.]*');
-  return new RegExp(`^${body}$`);
+    .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join(star);
+}
+
+/**
+ * `server.tool-glob` matches tools of that server (a `*` in the tool part may span dots, which MCP tool
+ * names can contain); a pattern without a dot matches module tools only, whose names have none.
+ */
+function globRegExp(pattern: string): RegExp {
+  const dot = pattern.indexOf('.');
+  if (dot < 0) return new RegExp(`^${globPart(pattern, '[^.]*')}$`);
+  return new RegExp(`^${globPart(pattern.slice(0, dot), '[^.]*')}\\.${globPart(pattern.slice(dot + 1), '.*')}$`);
 }
 
 /** Resolves `requested` (an agent's list, in order) against `offered` (the worker's tools). */

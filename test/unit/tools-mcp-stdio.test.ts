@@ -35,7 +35,9 @@ afterAll(async () => {
 
 it('lists every page of tools, names them server__tool (dots replaced), sends their schemas without strict', () => {
   expect(registry.definitions().map((d) => d.name)).toEqual(
-    ['slow', 'append_line', 'picture', 'structured_only', 'wrong_output', 'huge', 'refuse', 'chatty', 'pid'].map((t) => `fx__${t}`),
+    ['slow', 'append_line', 'picture', 'structured_only', 'wrong_output', 'huge', 'refuse', 'chatty', 'pid', 'client_capabilities', 'stray_stdout'].map(
+      (t) => `fx__${t}`,
+    ),
   );
   const append = registry.get('fx__append_line')!.definition;
   expect(append).toMatchObject({ yamlName: 'fx.append.line', description: 'Not idempotent: appends a line.', timeoutMs: 60000 });
@@ -91,6 +93,18 @@ describe('results', () => {
   it('drains a server that writes 1 MiB to stderr into the log, prefixed with its name', async () => {
     expect(await call(registry, 'fx__chatty', {})).toEqual({ kind: 'ok', text: 'done talking' });
     await waitFor(() => log.lines.filter((l) => l.startsWith(CONNECTION_TEXTS.stderrLine('fx', 'eee'))).length >= 1024);
+  });
+});
+
+describe('the client', () => {
+  it('advertises no capabilities (no roots, which would let a filesystem server swap its folders for ours)', async () => {
+    expect(await call(registry, 'fx__client_capabilities', {})).toEqual({ kind: 'ok', text: '{}' });
+  });
+
+  it('logs a stray stdout line with the server name and keeps working', async () => {
+    const from = log.lines.length;
+    expect(await call(registry, 'fx__stray_stdout', {})).toEqual({ kind: 'ok', text: 'still fine' });
+    expect(log.lines.slice(from).filter((l) => l.startsWith(CONNECTION_TEXTS.prefix('fx')) && l.includes('not valid JSON'))).toHaveLength(1);
   });
 });
 

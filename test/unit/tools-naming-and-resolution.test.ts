@@ -66,7 +66,7 @@ const def = (yamlName: string): ToolDefinition => ({
   timeoutMs: 60000,
   retries: 2,
 });
-const OFFERED = ['files.read_text_file', 'files.write_file', 'files.read_media_file', 'filesystem.read_text_file', 'fetch_page'].map(def);
+const OFFERED = ['files.read_text_file', 'files.write_file', 'files.read_media_file', 'filesystem.read_text_file', 'fetch_page', 'gh.repo.issues'].map(def);
 
 describe('resolving an agent tool list', () => {
   it('resolves exact names, globs within one server and built-ins, in order and without repeats', () => {
@@ -80,9 +80,16 @@ describe('resolving an agent tool list', () => {
     });
   });
 
-  it('does not let a glob reach another server that shares the prefix', () => {
-    const r = resolveAgentTools(OFFERED, ['files.*']);
-    expect(r.ok && r.set.tools.map((t) => t.yamlName)).not.toContain('filesystem.read_text_file');
+  it('keeps a glob within its server: not another server sharing the prefix, nor module tools', () => {
+    const names = (requested: string[]) => {
+      const r = resolveAgentTools(OFFERED, requested);
+      return r.ok ? r.set.tools.map((t) => t.yamlName) : r.errors;
+    };
+    expect(names(['files.*'])).toEqual(['files.read_text_file', 'files.write_file', 'files.read_media_file']);
+    expect(names(['gh.*'])).toEqual(['gh.repo.issues']);
+    expect(names(['gh.repo.*'])).toEqual(['gh.repo.issues']);
+    expect(names(['fetch_*'])).toEqual(['fetch_page']);
+    expect(names(['f*'])).toEqual(['fetch_page']);
   });
 
   it('names a tool that resolves to nothing, with a hint and everything offered', () => {
