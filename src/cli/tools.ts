@@ -1,0 +1,66 @@
+/**
+ * `troupe tools --tools <tools.yaml> [--json]`: lists every tool a tools file offers, with the name the
+ * model sees, the name role files use, where it comes from, its description and its parameters. It
+ * starts the file's MCP servers (and closes them), and needs no Temporal server. Errors are located
+ * in the tools file like `troupe validate`'s; exit 1 on errors.
+ */
+import { formatIssue } from '../core/config/issues';
+import type { ToolsLogger } from '../tools/log';
+import { listToolsFile, type ToolListing } from '../tools/list';
+import { booleanFlag, stringFlag, type ParsedArgs } from './args';
+import { err, out } from './io';
+
+/** The command's texts, so tests can pin them. */
+export const TOOLS_CLI_TEXT = {
+  needsFile: 'troupe tools: --tools <tools.yaml> is required',
+  header: (tool: ToolListing) => `${tool.name}  (${tool.yamlName}, ${tool.source})`,
+  description: (text: string) => `    ${text}`,
+  parameters: (summary: string) => `    parameters: ${summary}`,
+  noParameters: 'none',
+  settings: (tool: ToolListing) =>
+    `    timeout ${tool.timeoutMs} ms, ${tool.retries} ${tool.retries === 1 ? 'retry' : 'retries'}${tool.strict ? ', strict' : ''}`,
+  summary: (file: string, count: number) => `${file}: ${count} tool${count === 1 ? '' : 's'}`,
+  invalid: (file: string, count: number) => `${file}: ${count} error${count === 1 ? '' : 's'}`,
+} as const;
+
+/** One line of top-level parameters: `path (string, required), head (number)`. */
+export function parameterSummary(schema: Record<string, unknown>): string {
+  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const parts = Object.entries(properties).map(([key, p]) => {
+    const type = Array.isArray(p?.type) ? p.type.join('|') : typeof p?.type === 'string' ? p.type : 'any';
+    return `${key} (${type}${required.has(key) ? ', required' : ''})`;
+  });
+  return parts.length > 0 ? parts.join(', ') : TOOLS_CLI_TEXT.noParameters;
+}
+
+/** The servers' own chatter stays out of the listing; their warnings go to stderr. */
+const cliLogger: ToolsLogger = { info: () => undefined, warn: err, error: err };
+
+/** Run the command. */
+export async function run(args: ParsedArgs): Promise<number> {
+  const file = stringFlag(args, 'tools');
+  if (!file) {
+    err(TOOLS_CLI_TEXT.needsFile);
+    return 1;
+  }
+  const json = booleanFlag(args, 'json');
+  const r = await listToolsFile(file, { logger: cliLogger });
+  if (json) {
+    out(JSON.stringify(r.tools ? { file, valid: true, tools: r.tools } : { file, valid: false, errors: r.errors }));
+    return r.tools ? 0 : 1;
+  }
+  if (!r.tools) {
+    for (const e of r.errors) out(formatIssue(e));
+    out(TOOLS_CLI_TEXT.invalid(file, r.errors.length));
+    return 1;
+  }
+  for (const t of r.tools) {
+    out(TOOLS_CLI_TEXT.header(t));
+    if (t.description) out(TOOLS_CLI_TEXT.description(t.description.split('\n')[0]));
+    out(TOOLS_CLI_TEXT.parameters(parameterSummary(t.parameters)));
+    out(TOOLS_CLI_TEXT.settings(t));
+  }
+  out(TOOLS_CLI_TEXT.summary(file, r.tools.length));
+  return 0;
+}
