@@ -3,7 +3,7 @@
  * file that cannot be read is reported like any other config error.
  */
 import * as fs from 'node:fs';
-import { loadRoleConfig, type LoadResult } from './core/config/load';
+import { loadRoleConfig, type ExtraCheck, type LoadResult } from './core/config/load';
 import { CONFIG_MESSAGES } from './core/config/messages';
 import { RoleConfigError, type Role } from './core/config/define';
 import { formatIssue } from './core/config/issues';
@@ -15,7 +15,7 @@ const READ_ERRORS: Record<string, string> = {
 };
 
 /** Read and load `file`; the issues name the file as given. Never throws. */
-export function loadRoleFile(file: string): LoadResult {
+export function loadRoleFile(file: string, extra?: ExtraCheck): LoadResult {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -24,7 +24,7 @@ export function loadRoleFile(file: string): LoadResult {
     const message = CONFIG_MESSAGES.readFile(READ_ERRORS[code] ?? (e as Error).message);
     return { errors: [{ file, line: 0, col: 0, path: '', message }], warnings: [] };
   }
-  return loadRoleConfig(text, file);
+  return loadRoleConfig(text, file, extra);
 }
 
 /** Read, validate and compile a role.yaml; throws {@link RoleConfigError} with every error located `file:line:col path: message`. */

@@ -21,8 +21,11 @@ export { registerCondition, type ConditionPlugin } from './core/termination/regi
 export type { TerminationView } from './core/termination/view';
 export { registerCompletionCheck, type CompletionCheck, type CompletionContext, type CheckVerdict } from './core/checks/pipeline';
 
+// tools for agents (module tools are written with these; a tools file lists them)
+export { defineTool, ToolFatalError, type ToolContext, type ModuleTool } from './tools';
+
 // running: the worker
-export { createWorker, bundleWorkflows, type WorkerConfig } from './worker';
+export { createWorker, bundleWorkflows, openTools, type WorkerConfig } from './worker';
 export { createActivities, type LlmEndpointOptions } from './activities';
 
 // running: the client

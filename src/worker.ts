@@ -1,13 +1,17 @@
 /**
- * The troupe worker: runs the run workflow and the LLM activities on a task queue.
+ * The troupe worker: runs the run workflow and the LLM and tool activities on a task queue.
  * Workflow code is bundled once at start; a `--plugins` module (custom conditions, completion
- * checks) is bundled into it so the workflow can evaluate what the plugin registers.
+ * checks) is bundled into it so the workflow can evaluate what the plugin registers. A tools file
+ * (`--tools`) gives the worker its MCP servers and module tools: they start with the worker and
+ * close when it stops.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkerPlugin, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities, type LlmEndpointOptions } from './activities';
+import { formatIssue } from './core/config/issues';
 import { settingsFromEnv, type TroupeSettings } from './settings';
+import { loadToolsFile, openToolRegistry, stderrLogger, type ToolRegistry, type ToolsLogger } from './tools';
 
 export interface WorkerConfig extends Partial<TroupeSettings> {
   /** Plugin module bundled into the workflow (and loaded in the worker process). */
@@ -20,6 +24,22 @@ export interface WorkerConfig extends Partial<TroupeSettings> {
   connection?: NativeConnection;
   /** Max concurrent activities (star fan-out); default 100. */
   maxConcurrentActivities?: number;
+  /** The tools file (`tools.yaml`), or a registry opened already. */
+  tools?: string | ToolRegistry;
+}
+
+/** Texts of worker start-up failures. */
+export const WORKER_TEXTS = {
+  toolsFile: (lines: string[]) => `the tools file has errors:\n${lines.join('\n')}`,
+} as const;
+
+/** Open the tool registry of a tools file; throws with every error located when the file is invalid. */
+export async function openTools(file: string, logger: ToolsLogger = stderrLogger): Promise<ToolRegistry> {
+  const loaded = loadToolsFile(file, process.env);
+  if (!loaded.tools) throw new Error(WORKER_TEXTS.toolsFile(loaded.errors.map(formatIssue)));
+  const opened = await openToolRegistry(loaded.tools, { logger });
+  if (!opened.registry) throw new Error(WORKER_TEXTS.toolsFile(opened.errors.map(formatIssue)));
+  return opened.registry;
 }
 
 /** The workflow entry file to bundle: the workflows, or a generated entry that loads the plugin first. */
@@ -54,17 +74,34 @@ const quietBundlerLogger = {
 export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
   const settings = { ...settingsFromEnv(), ...stripUndefined(config) };
   if (config.plugins) require(path.resolve(config.plugins));
+  const tools = typeof config.tools === 'string' ? await openTools(config.tools) : config.tools;
   const connection = config.connection ?? (await NativeConnection.connect({ address: settings.address }));
   return Worker.create({
     connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
     workflowBundle: config.workflowBundle ?? (await bundleWorkflows(config.plugins)),
-    activities: createActivities(config.llm ?? {}),
+    activities: createActivities({ ...config.llm, ...(tools ? { tools } : {}) }),
     maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities ?? 100,
     maxHeartbeatThrottleInterval: '500ms',
     defaultHeartbeatThrottleInterval: '500ms',
+    // the tool servers live as long as the worker runs
+    plugins: tools && typeof config.tools === 'string' ? [closeWhenDone(tools)] : [],
   });
+}
+
+/** A worker plugin that closes the tool servers when the worker stops. */
+function closeWhenDone(registry: ToolRegistry): WorkerPlugin {
+  return {
+    name: 'troupe-tools',
+    async runWorker(worker, next) {
+      try {
+        await next(worker);
+      } finally {
+        await registry.close();
+      }
+    },
+  };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

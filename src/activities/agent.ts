@@ -4,14 +4,12 @@
  * events; the workflow applies them. The final text is cut to 256 KiB.
  */
 import type OpenAI from 'openai';
-import type {
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionMessageParam,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { AgentCallInput, AgentCallResult, ToolEvent } from '../core/llm/contract';
 import { handleToolCall, toolDefinitions } from '../core/llm/builtin-tools';
 import { addUsage, NO_USAGE } from '../core/budgets/ledger';
 import { chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
+import { chatBody } from './model';
 import { cutUtf8 } from '../core/text/utf8';
 import { ACTIVITY_TEXTS } from './texts';
 
@@ -22,11 +20,6 @@ export const AGENT_LIMITS = {
   /** Largest final text, in UTF-8 bytes. */
   maxTextBytes: 256 * 1024,
 } as const;
-
-/** The name sent with `responseSchema` as `response_format.json_schema.name`. */
-export const AGENT_RESPONSE_FORMAT_NAME = 'troupe_output';
-
-
 
 /** Builds the agent activity for a client factory (the worker binds the endpoint options). */
 export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
@@ -46,7 +39,8 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
     for (;;) {
       const closing = tools.length > 0 && toolRounds >= (input.maxToolRounds ?? AGENT_LIMITS.maxToolRounds);
       try {
-        last = await chatCompletion(client, requestBody(input, messages, tools, closing, structured), scope);
+        const body = chatBody(input.model, messages, tools, closing ? 'none' : undefined, structured ? input.responseSchema : undefined);
+        last = await chatCompletion(client, body, scope);
       } catch (err) {
         if (!structured || !rejectsResponseFormat(err)) throw err;
         structured = false;
@@ -99,30 +93,5 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
       ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}),
       warnings,
     };
-  };
-}
-
-function requestBody(
-  input: AgentCallInput,
-  messages: ChatCompletionMessageParam[],
-  tools: ReturnType<typeof toolDefinitions>,
-  closing: boolean,
-  structured: boolean,
-): ChatCompletionCreateParamsNonStreaming {
-  const { model } = input;
-  return {
-    model: model.name,
-    messages: [...messages],
-    ...(model.temperature !== undefined ? { temperature: model.temperature } : {}),
-    ...(model.maxTokens !== undefined ? { max_tokens: model.maxTokens } : {}),
-    ...(tools.length > 0 ? { tools, ...(closing ? { tool_choice: 'none' as const } : {}) } : {}),
-    ...(structured && input.responseSchema
-      ? {
-          response_format: {
-            type: 'json_schema' as const,
-            json_schema: { name: AGENT_RESPONSE_FORMAT_NAME, strict: false, schema: input.responseSchema },
-          },
-        }
-      : {}),
   };
 }

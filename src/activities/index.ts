@@ -8,7 +8,10 @@ import { makeCallAgent } from './agent';
 import { makeCompactTranscript } from './compaction';
 import { endpointPolicy } from './endpoints';
 import { makeJudgeConvergence } from './judge';
+import { makeCallModel } from './model';
 import { makePrepareRun } from './prepare';
+import { makeCallTool } from './tools';
+import type { ToolRegistry } from '../tools';
 import { createOpenAIClient, type LlmEndpointOptions, type LlmKind } from './llm';
 
 /**
@@ -17,7 +20,7 @@ import { createOpenAIClient, type LlmEndpointOptions, type LlmKind } from './llm
  * otherwise `baseUrl`, `apiKey`, then `OPENAI_BASE_URL`/`OPENAI_API_KEY` from `env` (default `process.env`).
  * Throws when an allowlist entry is not a URL, so a misconfigured worker does not start.
  */
-export function createActivities(opts: LlmEndpointOptions = {}) {
+export function createActivities(opts: LlmEndpointOptions & { tools?: ToolRegistry } = {}) {
   const endpoint: LlmEndpointOptions = { ...opts, env: opts.env ?? process.env };
   const policy = endpointPolicy(endpoint);
   const clientFor =
@@ -26,9 +29,11 @@ export function createActivities(opts: LlmEndpointOptions = {}) {
       createOpenAIClient(input.model, endpoint, { kind, agent: input.agent }, policy);
   return {
     callAgent: makeCallAgent(clientFor('agent')),
+    callModel: makeCallModel(clientFor('agent')),
     judgeConvergence: makeJudgeConvergence(clientFor('judge')),
     compactTranscript: makeCompactTranscript(clientFor('compaction')),
-    prepareRun: makePrepareRun(policy),
+    prepareRun: makePrepareRun(policy, () => opts.tools),
+    callTool: makeCallTool(() => opts.tools),
   };
 }
 

@@ -48,8 +48,9 @@ function command(
 /** The commands, in help order. */
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   run: command('troupe run <role.yaml> [--task T] [--id ID] [--json] [--detach] [--plugins file]', 'Start a run and follow it to its result (exit 0 completed, 2 other status, 1 errors)', { task: 'string', id: 'string', json: 'boolean', detach: 'boolean', plugins: 'string' }, from('./run')),
-  worker: command('troupe worker [--plugins file]', 'Run a worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TROUPE_TASK_QUEUE, OPENAI_*)', { plugins: 'string' }, from('./worker'), { min: 0, max: 0 }),
-  dev: command('troupe dev [role.yaml] [--task T] [--exit]', 'Local dev server + Web UI + worker + an example run (offline model without OPENAI_API_KEY)', { task: 'string', exit: 'boolean' }, from('./dev'), { min: 0, max: 1 }),
+  worker: command('troupe worker [--plugins file] [--tools tools.yaml]', 'Run a worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TROUPE_TASK_QUEUE, OPENAI_*)', { plugins: 'string', tools: 'string' }, from('./worker'), { min: 0, max: 0 }),
+  dev: command('troupe dev [role.yaml] [--task T] [--tools tools.yaml] [--exit]', 'Local dev server + Web UI + worker + an example run (offline model without OPENAI_API_KEY)', { task: 'string', tools: 'string', exit: 'boolean' }, from('./dev'), { min: 0, max: 1 }),
+  tools: command('troupe tools --tools <tools.yaml> [--json]', 'List the tools a tools file offers (starts its MCP servers; needs no Temporal server)', { tools: 'string', json: 'boolean' }, from('./tools'), { min: 0, max: 0 }),
   status: command('troupe status <id> [--json]', "Show a run's phase, position, usage, goal and pending requests", { json: 'boolean' }, from('./inspect', 'status')),
   result: command('troupe result <id> [--json]', 'Wait for a run and print its result', { json: 'boolean' }, from('./inspect', 'result')),
   transcript: command('troupe transcript <id> [--json]', "Print a run's steps (last 200)", { json: 'boolean' }, from('./inspect', 'transcript')),
@@ -62,7 +63,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   answer: command('troupe answer <id> TEXT [--request R]', "Answer an agent's clarification request", { request: 'string' }, from('./control', 'answer'), { min: 2, max: 2 }),
   message: command('troupe message <id> TEXT [--to AGENT]', "Add a user message to the next dispatch (of one agent with --to)", { to: 'string' }, from('./control', 'message'), { min: 2, max: 2 }),
   signal: command('troupe signal <id> TYPE [--payload JSON]', "Record a signal in the run's ledger (for signal_observed)", { payload: 'string' }, from('./control', 'signal'), { min: 2, max: 2 }),
-  validate: command('troupe validate <role.yaml> [--plugins file] [--json]', 'Check a role.yaml: located errors and warnings, exit 1 on errors', { plugins: 'string', json: 'boolean' }, from('./validate'), { min: 1, max: 1 }),
+  validate: command('troupe validate <role.yaml> [--plugins file] [--tools tools.yaml] [--json]', 'Check a role.yaml: located errors and warnings, exit 1 on errors', { plugins: 'string', tools: 'string', json: 'boolean' }, from('./validate'), { min: 1, max: 1 }),
   graph: command('troupe graph <role.yaml> [--format mermaid|dot] [--plugins file]', 'Draw the compiled graph as Mermaid (default) or Graphviz DOT', { format: 'string', plugins: 'string' }, from('./graph'), { min: 1, max: 1 }),
   help: command('troupe help [command]', 'List the commands, or show the usage of one', {}, from('./help'), { min: 0, max: 1 }),
 };

@@ -13,7 +13,9 @@ import { formatIssue } from '../core/config/issues';
 import { loadRoleFile } from '../config-file';
 import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer } from '../dev/temporal-server';
 import { startOfflineModel } from '../dev/offline-model';
-import { createWorker } from '../worker';
+import { createWorker, openTools } from '../worker';
+import type { ToolRegistry } from '../tools';
+import { checkRoleTools } from '../tools/check-role';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
 import { exitCodeOf, printEvent, printResult } from './run';
@@ -43,9 +45,23 @@ async function portFree(port: number): Promise<boolean> {
 /** Run the command. */
 export async function run(args: ParsedArgs): Promise<number> {
   const file = args.positionals[0] ?? DEMO_FILE;
-  const loaded = loadRoleFile(file);
+  const toolsFile = stringFlag(args, 'tools');
+  let tools: ToolRegistry | undefined;
+  if (toolsFile) {
+    try {
+      tools = await openTools(toolsFile);
+    } catch (e) {
+      err((e as Error).message);
+      return 1;
+    }
+  }
+  const offered = tools?.definitions();
+  const loaded = loadRoleFile(file, offered ? (config) => checkRoleTools(config, offered) : undefined);
   for (const e of loaded.errors) err(formatIssue(e));
-  if (!loaded.graph || loaded.errors.length) return 1;
+  if (!loaded.graph || loaded.errors.length) {
+    await tools?.close();
+    return 1;
+  }
   const graph = loaded.graph;
   const task = stringFlag(args, 'task') ?? graph.task ?? 'Write a short essay on why the sky is blue.';
 
@@ -60,7 +76,7 @@ export async function run(args: ParsedArgs): Promise<number> {
     log: process.env.TROUPE_DEV_LOG ? (l) => err(`[temporal] ${l}`) : undefined,
     cliLog: (l) => err(`[temporal cli] ${l}`),
   });
-  const cleanups: Array<() => Promise<unknown>> = [() => server.stop()];
+  const cleanups: Array<() => Promise<unknown>> = [() => server.stop(), async () => tools?.close()];
   try {
     out(DEV_TEXT.server(server.address, server.uiUrl));
     process.env.TEMPORAL_ADDRESS = server.address;
@@ -75,7 +91,7 @@ export async function run(args: ParsedArgs): Promise<number> {
     }
     // one person owns both the role files and this worker, so the roles' own endpoints and key variables are honoured
     const llm = { ...(baseUrl ? { baseUrl } : {}), trustRoleEndpoints: true };
-    const worker = await createWorker({ address: server.address, llm });
+    const worker = await createWorker({ address: server.address, llm, ...(tools ? { tools } : {}) });
     const running = worker.run();
     cleanups.unshift(async () => {
       worker.shutdown();

@@ -17,7 +17,7 @@ function printStatus(s: RunStatusView): void {
   if (s.inFlight.length) out(`in flight: ${s.inFlight.join(', ')}`);
   for (const [group, n] of Object.entries(s.iterations)) out(`loop ${group}: ${n}`);
   const u = s.usage;
-  out(`usage: ${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out), $${u.costUsd.toFixed(4)}, ${u.agentCalls} agent calls, ${u.judgeCalls} judge calls`);
+  out(`usage: ${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out), $${u.costUsd.toFixed(4)}, ${u.agentCalls} agent calls, ${u.judgeCalls} judge calls${u.toolCalls ? `, ${u.toolCalls.total} tool calls` : ''}`);
   if (s.goal) out(`goal: ${s.goal.status}, turn ${s.goal.turnCount}/${s.goal.maxTurns}, ${(s.goal.elapsedMs / 1000).toFixed(0)}s`);
   if (s.phase === 'paused') out(RUN_TEXT.paused(s.workflowId, s.pause?.reason).trim());
   for (const r of s.pending) out(RUN_TEXT.awaiting(s.workflowId, r));
@@ -55,6 +55,7 @@ export async function transcript(args: ParsedArgs): Promise<number> {
     }
     for (const s of steps) {
       out(`#${s.step} [round ${s.round} · wave ${s.wave}] ${s.agent}${s.kind && s.kind !== 'agent' ? ` (${s.kind})` : ''} #${s.hash} ${s.promptTokens}+${s.completionTokens} tok`);
+      for (const t of s.tools ?? []) out(RUN_TEXT.toolCall(t));
       out(s.text.split('\n').map((l) => `    ${l}`).join('\n'));
     }
     return 0;

@@ -11,6 +11,8 @@ export const RUN_TEXT = {
   notFound: (id: string) => `no run with id ${id}`,
   step: (round: number, wave: number, agent: string, tokens: number, hash: string, preview: string) =>
     `  [round ${round} · wave ${wave}] ${agent} (${tokens} tok, #${hash}) ${preview}`,
+  toolCall: (t: { tool: string; arguments: string; ok: boolean; result: string; durationMs: number }) =>
+    `      ${t.ok ? '↳' : '✗'} ${t.tool}(${t.arguments}) ${(t.durationMs / 1000).toFixed(1)}s → ${t.result}`,
   paused: (id: string, reason?: string) => `  ⏸ paused${reason ? ` (${reason})` : ''} — resume with: troupe resume ${id}`,
   awaiting: (id: string, r: PendingRequest) => {
     const who = r.agent ? `${r.agent} ` : '';

@@ -28,6 +28,7 @@ export function printEvent(id: string, e: FollowEvent, write: (s: string) => voi
       const s = e.step;
       const preview = s.text.replace(/\s+/g, ' ').slice(0, 100);
       write(RUN_TEXT.step(s.round, s.wave, s.agent, s.promptTokens + s.completionTokens, s.hash, preview));
+      for (const t of s.tools ?? []) write(RUN_TEXT.toolCall(t));
       return;
     }
     case 'phase': {

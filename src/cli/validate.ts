@@ -1,6 +1,8 @@
 /**
- * `troupe validate <role.yaml> [--plugins file] [--json]`: prints every error and
- * warning located as `file:line:col path: message` and a one-line summary; exit 1 on errors.
+ * `troupe validate <role.yaml> [--plugins file] [--tools tools.yaml] [--json]`: prints every error and
+ * warning located as `file:line:col path: message` and a one-line summary; exit 1 on errors. With
+ * `--tools`, the tool names agents use are checked against what the tools file offers (its MCP
+ * servers are started to list their tools, then closed).
  */
 import { formatIssue } from '../core/config/issues';
 import { loadRoleFile } from '../config-file';
@@ -8,6 +10,12 @@ import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
 import { loadPlugins } from './plugins';
 import { CLI_TEXT } from './texts';
+import { checkRoleTools } from '../tools/check-role';
+import type { ToolRegistry, ToolsLogger } from '../tools';
+import { openTools } from '../worker';
+
+/** Tool servers' chatter stays out of the report; their warnings go to stderr. */
+const quietLogger: ToolsLogger = { info: () => undefined, warn: err, error: err };
 
 /** Run the command. */
 export async function run(args: ParsedArgs): Promise<number> {
@@ -17,7 +25,19 @@ export async function run(args: ParsedArgs): Promise<number> {
     err(pluginError);
     return 1;
   }
-  const r = loadRoleFile(file);
+  const toolsFile = stringFlag(args, 'tools');
+  let registry: ToolRegistry | undefined;
+  if (toolsFile) {
+    try {
+      registry = await openTools(toolsFile, quietLogger);
+    } catch (e) {
+      err((e as Error).message);
+      return 1;
+    }
+  }
+  const offered = registry?.definitions();
+  const r = loadRoleFile(file, offered ? (config) => checkRoleTools(config, offered) : undefined);
+  await registry?.close();
   const g = r.graph;
   if (booleanFlag(args, 'json')) {
     const summary = g && { agents: Object.keys(g.agents).length, edges: g.edges.length, loopGroups: g.loopGroups.length };

@@ -4,7 +4,8 @@
  */
 import { endpointPolicy } from '../activities/endpoints';
 import { settingsFromEnv } from '../settings';
-import { createWorker } from '../worker';
+import { createWorker, openTools } from '../worker';
+import type { ToolRegistry } from '../tools';
 import { stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
 import { RUN_TEXT } from './run-texts';
@@ -18,10 +19,21 @@ export async function run(args: ParsedArgs): Promise<number> {
     err((e as Error).message);
     return 1;
   }
+  const toolsFile = stringFlag(args, 'tools');
+  let tools: ToolRegistry | undefined;
+  if (toolsFile) {
+    try {
+      tools = await openTools(toolsFile);
+    } catch (e) {
+      err((e as Error).message);
+      return 1;
+    }
+  }
   let worker;
   try {
-    worker = await createWorker({ plugins: stringFlag(args, 'plugins') });
+    worker = await createWorker({ plugins: stringFlag(args, 'plugins'), ...(tools ? { tools } : {}) });
   } catch (e) {
+    await tools?.close();
     err(RUN_TEXT.cannotConnect(settings.address, (e as Error).message));
     return 1;
   }
@@ -32,6 +44,10 @@ export async function run(args: ParsedArgs): Promise<number> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   out(RUN_TEXT.workerStarted(settings.address, settings.namespace, settings.taskQueue));
-  await worker.run();
+  try {
+    await worker.run();
+  } finally {
+    await tools?.close();
+  }
   return 0;
 }

@@ -7,7 +7,8 @@ import * as http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { decodeHeaderValue, TROUPE_HEADERS } from '../core/llm/contract';
-import { OFFLINE_TEXTS, offlineReply, type OfflineKind, type OfflineRequest } from './offline-replies';
+import { OFFLINE_TEXTS, offlineReply, topicOf, type OfflineKind, type OfflineRequest } from './offline-replies';
+import { offlineToolAnswer, offlineToolCalls, type OfflineToolRequest } from './offline-tools';
 
 /** A running offline model; `url` is the base URL for `OPENAI_BASE_URL` (ends in `/v1`). */
 export interface OfflineModel {
@@ -86,9 +87,16 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
         messages,
         responseFormat: body.response_format,
       };
-      const content = offlineReply(request);
+      const toolRequest = kind === 'agent' ? offlineToolRequest(request, body) : undefined;
+      const calls = toolRequest ? offlineToolCalls(toolRequest) : undefined;
+      const content = calls ? null : ((toolRequest && offlineToolAnswer(toolRequest)) ?? offlineReply(request));
+      const toolCalls = calls?.map((c, i) => ({
+        id: `call_offline_${n}_${i}`,
+        type: 'function',
+        function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+      }));
       const promptChars = messages.reduce((sum: number, m: { content: string }) => sum + m.content.length, 0);
-      const usage = { prompt_tokens: tokens(promptChars), completion_tokens: tokens(content.length) };
+      const usage = { prompt_tokens: tokens(promptChars), completion_tokens: tokens((content ?? JSON.stringify(toolCalls)).length) };
       send(200, {
         id: `chatcmpl-offline-${n}`,
         object: 'chat.completion',
@@ -96,7 +104,12 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
         model: typeof body.model === 'string' && body.model ? body.model : OFFLINE_TEXTS.modelName,
         system_fingerprint: OFFLINE_TEXTS.modelName,
         choices: [
-          { index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null },
+          {
+            index: 0,
+            message: { role: 'assistant', content, refusal: null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+            finish_reason: toolCalls ? 'tool_calls' : 'stop',
+            logprobs: null,
+          },
         ],
         usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
       });
@@ -118,4 +131,25 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
 
 function apiError(message: string) {
   return { error: { message, type: 'invalid_request_error', param: null, code: null } };
+}
+
+/** The tool side of a request: the tools offered and the tool rounds so far (assistant calls, then their results). */
+function offlineToolRequest(request: OfflineRequest, body: Record<string, any>): OfflineToolRequest {
+  const tools = Array.isArray(body.tools)
+    ? body.tools.map((t: any) => ({ name: String(t?.function?.name ?? ''), parameters: t?.function?.parameters }))
+    : [];
+  const rounds: OfflineToolRequest['rounds'] = [];
+  const byId = new Map<string, { name: string; arguments: string; result: string }>();
+  for (const m of Array.isArray(body.messages) ? body.messages : []) {
+    if (m?.role === 'assistant' && Array.isArray(m.tool_calls)) {
+      const round = m.tool_calls.map((c: any) => ({ name: String(c?.function?.name ?? ''), arguments: String(c?.function?.arguments ?? ''), result: '' }));
+      m.tool_calls.forEach((c: any, i: number) => byId.set(String(c?.id), round[i]));
+      rounds.push(round);
+    } else if (m?.role === 'tool') {
+      const call = byId.get(String(m.tool_call_id));
+      if (call) call.result = text(m.content);
+    }
+  }
+  const user = request.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  return { agent: request.agent ?? 'agent', topic: topicOf(user), tools, toolChoice: body.tool_choice, rounds };
 }

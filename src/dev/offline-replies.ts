@@ -131,7 +131,7 @@ function judgeReply(req: OfflineRequest): string {
 }
 
 /** The task's first line (from the `## Task` section of troupe prompts), shortened. */
-function topicOf(user: string): string {
+export function topicOf(user: string): string {
   const section = /## Task\s*\n([\s\S]*?)(?:\n## |$)/.exec(user)?.[1] ?? user;
   const line = section.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? 'the task';
   return line.length > 80 ? `${line.slice(0, 77)}...` : line;

@@ -10,7 +10,8 @@ import Ajv2019 from 'ajv/dist/2019';
 import Ajv2020 from 'ajv/dist/2020';
 import { z } from 'zod';
 import { parseWithIssues } from '../core/config/zod-issues';
-import { formatAjvErrors, MAX_ERROR_LINES, VALIDATOR_TEXTS } from '../core/output/validator';
+import { OUTPUT_TEXTS } from '../core/output/texts';
+import { formatAjvErrors, MAX_ERROR_LINES } from '../core/output/validator';
 
 /** Messages about arguments, and about a tool's `parameters` (those follow its path), so tests can pin them. */
 export const ARGUMENT_MESSAGES = {
@@ -67,7 +68,7 @@ function pointer(path: ReadonlyArray<string | number>): string {
 
 function capLines(lines: string[]): string[] {
   if (lines.length <= MAX_ERROR_LINES) return lines;
-  return [...lines.slice(0, MAX_ERROR_LINES), VALIDATOR_TEXTS.moreErrors(lines.length - MAX_ERROR_LINES)];
+  return [...lines.slice(0, MAX_ERROR_LINES), OUTPUT_TEXTS.validator.moreErrors(lines.length - MAX_ERROR_LINES)];
 }
 
 /** Parameters from a zod schema: draft-07 JSON Schema of the input side, checked by the schema itself. */

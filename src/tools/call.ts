@@ -8,7 +8,7 @@
  * cancelled call throws {@link ToolCallCancelledError}.
  */
 import { TOOL_TEXTS } from '../core/llm/builtin-tools';
-import type { ToolCallOutcome } from '../core/llm/contract';
+import type { ToolCallOutcome } from '../core/llm/tool-contract';
 import { parseArgumentsJson } from './arguments';
 import { isToolFatalError, type ToolContext } from './define';
 import { classifyMcpError } from './mcp-errors';

@@ -6,7 +6,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigIssue } from '../core/config/issues';
-import type { ToolDefinition } from '../core/llm/contract';
+import type { ToolDefinition } from '../core/llm/tool-contract';
 import { compileJsonSchema, type ArgumentValidator } from './arguments';
 import type { ToolsFile } from './file-load';
 import { stderrLogger, type ToolsLogger } from './log';

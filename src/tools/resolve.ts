@@ -7,7 +7,7 @@
  * request. Pure.
  */
 import { closest } from '../core/config/did-you-mean';
-import type { AgentToolSet, ToolDefinition } from '../core/llm/contract';
+import type { AgentToolSet, ToolDefinition } from '../core/llm/tool-contract';
 
 /** Most tools one request may offer (OpenAI's limit; the built-ins count too). */
 export const MAX_TOOLS_PER_AGENT = 128;

@@ -21,6 +21,7 @@ import { iterationOf, type WaveItem } from '../core/waves/routing';
 import { activitiesFor } from './proxies';
 import type { Run } from './execution';
 import { diagnosticsOf, failureEnd } from './failures';
+import { runToolLoop } from './tool-loop';
 
 /** Consecutive compaction failures that trip the breaker. */
 export const COMPACTION_BREAKER = 3;
@@ -115,6 +116,10 @@ async function dispatchOne(run: Run, item: WaveItem, notes: PromptNote[], respon
   const agent = graph.agents[item.agent];
   const prepared = await prepareMessages(run, item, notes);
   if (!prepared.ok) return prepared;
+  const tools = state.tools?.[item.agent];
+  if (tools && tools.length > 0) {
+    return { ok: true as const, result: await runToolLoop(run, item, prepared.messages, tools, responseSchema) };
+  }
   const result = await activitiesFor(agent.timeoutMs).callAgent({
     workflowId: state.workflowId,
     agent: item.agent,

@@ -3,9 +3,11 @@
  * dead worker's call is retried after 5 s and cancellation reaches the HTTP request, and treats
  * fatal LLM errors (HTTP 400/401/403/404/422, forbidden endpoints) as non-retryable.
  */
-import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities, proxyLocalActivities, type ActivityInterfaceFor } from '@temporalio/workflow';
 import type { TroupeActivities } from '../activities';
 import { FAILURE_TYPES } from '../core/llm/contract';
+import type { ToolCallInput, ToolCallOutcome, ToolDefinition } from '../core/llm/tool-contract';
+import { TOOL_LOOP_TEXTS } from '../core/llm/tool-loop';
 
 /** Heartbeat timeout of LLM activities: a dead worker's call is retried after 5 s. */
 export const HEARTBEAT_TIMEOUT_MS = 5_000;
@@ -21,6 +23,38 @@ export const localActivities = proxyLocalActivities<TroupeActivities>({
   startToCloseTimeout: '60s',
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: [FAILURE_TYPES.fatal] },
 });
+
+/** Heartbeat timeout of tool activities: a dead worker's tool call is retried after 5 s. */
+export const TOOL_HEARTBEAT_TIMEOUT_MS = 5_000;
+
+const toolProxies = new Map<string, ActivityInterfaceFor<TroupeActivities>>();
+
+/**
+ * The `callTool` activity for one tool, labelled `<tool> · <agent>` in the Temporal UI: its own
+ * start-to-close timeout, 1 + its retries attempts (transport failures only; the tool's own errors
+ * come back as text), cancellable, heartbeating.
+ */
+export function toolActivity(spec: ToolDefinition, agent: string): (input: ToolCallInput) => Promise<Exclude<ToolCallOutcome, { kind: 'fatal' }>> {
+  const key = `${spec.timeoutMs}/${spec.retries}`;
+  let acts = toolProxies.get(key);
+  if (!acts) {
+    acts = proxyActivities<TroupeActivities>({
+      startToCloseTimeout: spec.timeoutMs,
+      heartbeatTimeout: TOOL_HEARTBEAT_TIMEOUT_MS,
+      cancellationType: ActivityCancellationType.TRY_CANCEL,
+      retry: {
+        maximumAttempts: 1 + spec.retries,
+        initialInterval: '1s',
+        backoffCoefficient: 2,
+        maximumInterval: '10s',
+        nonRetryableErrorTypes: [FAILURE_TYPES.fatal, FAILURE_TYPES.toolFatal],
+      },
+    });
+    toolProxies.set(key, acts);
+  }
+  const callTool = acts.callTool;
+  return (input) => callTool.executeWithOptions({ summary: TOOL_LOOP_TEXTS.activitySummary(spec.yamlName, agent) }, [input]);
+}
 
 const proxies = new Map<number, TroupeActivities>();
 

@@ -80,14 +80,16 @@ async function runWave(run: Run): Promise<void> {
 }
 
 /**
- * The worker's check of the run's own endpoints and key variables, before any call (a local
- * activity; skipped when the role names none). Returns the end when the worker refuses the run.
+ * The worker's check of the run's own endpoints and key variables, and its resolution of the agents'
+ * worker tools, before any call (a local activity; skipped when the role names neither). Returns the
+ * end when the worker refuses the run.
  */
 async function prepare(run: Run): Promise<RunEnd | undefined> {
   const input = preparationOf(run.graph, run.state.workflowId);
   if (!input) return undefined;
   try {
-    await localActivities.prepareRun(input);
+    const prepared = await localActivities.prepareRun(input);
+    if (prepared.tools) run.state.tools = prepared.tools;
     return undefined;
   } catch (err) {
     if (isCancellation(err)) throw err;

@@ -5,6 +5,7 @@
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { WorkerOptions } from '@temporalio/worker';
 import { createActivities, type LlmEndpointOptions } from '../../src/activities';
+import type { ToolRegistry } from '../../src/tools';
 import { compileYaml } from './compile';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult, RunStatusView } from '../../src/core/ending/result';
@@ -34,13 +35,15 @@ export interface HarnessOptions {
   address?: string;
   /** Endpoint options of the activities, over the default (the stub, key `test-key`, an empty env). */
   llm?: LlmEndpointOptions;
+  /** The worker's tools (a registry opened from a tools file). */
+  tools?: ToolRegistry;
 }
 
 /** Start stub + worker + client. Call `close()` in afterAll. */
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   installQuietRuntime();
   const stub = await startStubLlm();
-  const activities = createActivities({ baseUrl: stub.url, apiKey: 'test-key', env: {}, ...opts.llm });
+  const activities = createActivities({ baseUrl: stub.url, apiKey: 'test-key', env: {}, ...opts.llm, ...(opts.tools ? { tools: opts.tools } : {}) });
   const workerOptions: Partial<WorkerOptions> = { defaultHeartbeatThrottleInterval: '500ms', ...opts.workerOptions };
   let worker = await startWorker({ activities, workerOptions, address: opts.address });
   const tc: TestClient = await connectClient(opts.address);

@@ -3,7 +3,7 @@
  * long names shortened with a hash, clashes named, module names checked; exact names, globs within a
  * server, built-ins passed through, unknown names listed against what is offered, the 128-tool cap.
  */
-import type { ToolDefinition } from '../../src/core/llm/contract';
+import type { ToolDefinition } from '../../src/core/llm/tool-contract';
 import { sha256Hex } from '../../src/core/text/hash';
 import { findCollisions, mcpModelName, mcpYamlName, moduleNameError, MODEL_NAME_PATTERN, NAMING_MESSAGES } from '../../src/tools/naming';
 import { MAX_TOOLS_PER_AGENT, resolveAgentTools, RESOLVE_MESSAGES } from '../../src/tools/resolve';

@@ -1,7 +1,7 @@
 /**
- * Usage, cost and budgets: a plain-JSON usage ledger that counts every LLM
- * call (agents, judge, compaction, tool rounds), cost from configured per-model prices, and the four
- * hard budgets with reason texts that carry the figures.
+ * Usage, cost and budgets: a plain-JSON usage ledger that counts every LLM call (agents, judge,
+ * compaction, tool rounds) and every call of a worker tool, cost from configured per-model prices,
+ * and the hard budgets with reason texts that carry the figures.
  */
 import type { CompiledBudget } from '../graph/types';
 import { plural } from '../text/format';
@@ -37,6 +37,20 @@ export interface UsageLedger extends TokenCounts {
   llmRequests: number;
   byAgent: Record<string, AgentUsage>;
   byRound: RoundUsage[];
+  /** Calls of worker tools; absent until the run's first one. */
+  toolCalls?: ToolCallUsage;
+}
+
+/** Calls of worker tools (MCP servers and module tools): what `max_tool_calls` counts. */
+export interface ToolCallUsage {
+  total: number;
+  byAgent: Record<string, number>;
+  /** By the tool's name in the role file (`files.write_file`). */
+  byTool: Record<string, number>;
+  /** Calls the tool budget refused: the run ends once the model has had its answer. */
+  refused: number;
+  /** The tool of the first refused call, for the stop reason. */
+  refusedTool?: string;
 }
 
 /** One finished LLM activity to record. */
@@ -57,7 +71,8 @@ export type BudgetReason =
   | 'token_budget_exceeded'
   | 'money_budget_exceeded'
   | 'max_turns_exceeded'
-  | 'duration_budget_exceeded';
+  | 'duration_budget_exceeded'
+  | 'tool_budget_exceeded';
 
 /** A crossed budget: the run starts nothing new and ends `budget_exceeded`. */
 export interface BudgetStop {
@@ -96,6 +111,8 @@ export const BUDGET_TEXTS = {
   turnsWave: (limit: number, calls: number, waveSize: number) =>
     `agent call budget ${limit} would be exceeded: the next wave needs ${plural(waveSize, 'agent call')} ` +
     `but only ${limit - calls} of ${limit} remain${limit - calls === 1 ? 's' : ''} (${plural(calls, 'agent call')} dispatched)`,
+  tools: (limit: number, refusedTool: string) =>
+    `tool call budget ${limit} reached (${plural(limit, 'tool call')} made; a call of ${refusedTool} was refused)`,
   duration: (limitMs: number, activeMs: number, calls: number) =>
     `duration budget ${secondsSpentText(limitMs)} reached (${secondsSpentText(activeMs)} of active time after ${plural(calls, 'agent call')})`,
   hints: {
@@ -103,6 +120,7 @@ export const BUDGET_TEXTS = {
     money_budget_exceeded: 'raise budget.max_cost_usd to continue',
     max_turns_exceeded: 'raise budget.max_agent_calls to continue',
     duration_budget_exceeded: 'raise budget.max_duration_ms to continue',
+    tool_budget_exceeded: 'raise budget.max_tool_calls to continue',
   } satisfies Record<BudgetReason, string>,
 } as const;
 
@@ -213,6 +231,10 @@ export function checkBudget(budget: CompiledBudget, ledger: UsageLedger, activeM
     const d = budget.maxDurationMs;
     return mk('duration_budget_exceeded', BUDGET_TEXTS.duration(d, activeMs, calls), d, activeMs);
   }
+  const tools = ledger.toolCalls;
+  if (budget.maxToolCalls !== undefined && tools && tools.refused > 0) {
+    return mk('tool_budget_exceeded', BUDGET_TEXTS.tools(budget.maxToolCalls, tools.refusedTool ?? '?'), budget.maxToolCalls, tools.total);
+  }
   return null;
 }
 
@@ -249,4 +271,31 @@ export function isBudgetReason(reason: string): reason is BudgetReason {
 /** The actionable suffix of the CLI's final line for a budget stop, e.g. `raise budget.max_cost_usd to continue`. */
 export function budgetHint(stop: Pick<BudgetStop, 'reason'>): string {
   return BUDGET_TEXTS.hints[stop.reason];
+}
+
+function toolUsage(ledger: UsageLedger): ToolCallUsage {
+  return (ledger.toolCalls ??= { total: 0, byAgent: {}, byTool: {}, refused: 0 });
+}
+
+/** Whether `max_tool_calls` still allows a call (nothing is counted). */
+export function toolCallAllowed(ledger: UsageLedger, budget: CompiledBudget): boolean {
+  return budget.maxToolCalls === undefined || (ledger.toolCalls?.total ?? 0) < budget.maxToolCalls;
+}
+
+/**
+ * Take one call of a worker tool from the budget, in place: true when `max_tool_calls` allows it (it
+ * is then counted), false when it is refused (the refusal is counted; the run ends after the
+ * model's next answer). Checked before every tool call.
+ */
+export function takeToolCall(ledger: UsageLedger, budget: CompiledBudget, agent: string, tool: string): boolean {
+  const usage = toolUsage(ledger);
+  if (budget.maxToolCalls !== undefined && usage.total >= budget.maxToolCalls) {
+    usage.refused += 1;
+    usage.refusedTool ??= tool;
+    return false;
+  }
+  usage.total += 1;
+  usage.byAgent[agent] = (usage.byAgent[agent] ?? 0) + 1;
+  usage.byTool[tool] = (usage.byTool[tool] ?? 0) + 1;
+  return true;
 }

@@ -66,7 +66,13 @@ function isUnder(path: Path, prefixes: readonly Path[]): boolean {
 }
 
 /** Parse, validate and compile a role.yaml. Never throws. */
-export function loadRoleConfig(text: string, file: string): LoadResult {
+/**
+ * A check the caller adds to the loader's own, on a schema-valid config (for example the worker's
+ * tools, which only a tools file knows); its issues are located like every other.
+ */
+export type ExtraCheck = (config: RoleConfig) => PathIssue[];
+
+export function loadRoleConfig(text: string, file: string, extra?: ExtraCheck): LoadResult {
   const lineCounter = new LineCounter();
   const doc: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const raw = (offset: number, message: string): ConfigIssue => ({ file, ...positionOf(lineCounter, offset), path: '', message });
@@ -96,7 +102,7 @@ export function loadRoleConfig(text: string, file: string): LoadResult {
     return finish({ errors, warnings: yamlWarnings });
   }
   const compiled = compileRole(parsed.data);
-  const errors = compiled.errors.map(located);
+  const errors = [...compiled.errors, ...(extra?.(parsed.data) ?? [])].map(located);
   const warnings = [...yamlWarnings, ...compiled.warnings.map(located)];
   if (errors.length > 0) return finish({ errors, warnings });
   return finish({ config: parsed.data, graph: compiled.graph, errors, warnings });

@@ -9,8 +9,11 @@
 import type { Trigger } from '../waves/types';
 import { HUMAN_TEXTS } from './texts';
 
-/** Kinds of request a run can wait on: the `signal` tool's three types and `approval.before_exit`. */
-export const HITL_REQUEST_KINDS = ['approval', 'clarification', 'blocked', 'before_exit'] as const;
+/**
+ * Kinds of request a run can wait on: the `signal` tool's three types, `approval.before_exit`, and a
+ * call of a tool that `approval.tools` names (`tool_call`).
+ */
+export const HITL_REQUEST_KINDS = ['approval', 'clarification', 'blocked', 'before_exit', 'tool_call'] as const;
 
 /** A request kind. */
 export type RequestKind = (typeof HITL_REQUEST_KINDS)[number];

@@ -4,6 +4,7 @@
  */
 import type { ResolvedModel } from '../graph/types';
 import type { TokenCounts } from '../termination/view';
+import type { ToolCallRecord, ToolDefinition } from './tool-contract';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -59,6 +60,8 @@ export interface AgentCallResult {
   requestId?: string;
   finishReason?: string;
   warnings: string[];
+  /** The worker tools this dispatch called, in order (dispatches that use worker tools). */
+  toolCalls?: ToolCallRecord[];
 }
 
 export interface JudgeInput {
@@ -107,6 +110,8 @@ export interface LlmFailureDetails {
 /** ApplicationFailure type names used by the activities. */
 export const FAILURE_TYPES = {
   fatal: 'TroupeFatalLlmError',
+  /** A tool threw `ToolFatalError`: the run ends `failed/fatal_error`. */
+  toolFatal: 'TroupeToolFatalError',
   retryable: 'TroupeRetryableLlmError',
 } as const;
 
@@ -142,70 +147,23 @@ export function decodeHeaderValue(value: string): string {
   }
 }
 
-/** What the worker resolves before a run's first call: the endpoints of every model it will use. */
+/**
+ * What the worker resolves before a run's first call: the endpoints of the models that name their own,
+ * and the worker tools each agent asks for.
+ */
 export interface PrepareInput {
   workflowId: string;
-  /** Each model the run will call, with who calls it (`agent writer`, `judge`). */
+  /** Each model that names its own endpoint or key variable, with who calls it (`agent writer`, `judge`). */
   models: Array<{ who: string; model: ResolvedModel }>;
+  /** The worker tools each agent lists (`files.*`, `fetch_page`), built-ins left out. */
+  tools?: Array<{ agent: string; names: string[] }>;
 }
 
-/** The worker's answer: the run may start (a refusal is a non-retryable failure instead). */
+/**
+ * The worker's answer, recorded in the history so a replay never asks again: each agent's worker
+ * tools. A refused endpoint or a tool no worker offers is a non-retryable failure instead.
+ */
 export interface PrepareResult {
   ok: true;
-}
-
-/**
- * A worker tool (an MCP server's tool or a module tool) as the workflow records it when a run starts:
- * what the model is offered and how each call is scheduled. Plain JSON, so the resolution can be kept
- * in history and replay never depends on the tools a worker offers later.
- */
-export interface ToolDefinition {
-  /** The name the model sees and calls, `^[a-zA-Z0-9_-]{1,64}$` (`files__write_file`, `fetch_page`). */
-  name: string;
-  /** The name role and tools files use (`files.write_file`, `fetch_page`). */
-  yamlName: string;
-  description: string;
-  /** JSON Schema (an object schema) of the call's arguments. */
-  parameters: Record<string, unknown>;
-  /** Ask the provider for strict arguments; only module tools may set it (MCP schemas are rarely strict-safe). */
-  strict?: boolean;
-  /** Start-to-close timeout of one call attempt, in milliseconds. */
-  timeoutMs: number;
-  /** Extra attempts after a transient (transport) failure; 0 for tools that must not run twice. */
-  retries: number;
-}
-
-/** What one agent may call: the built-ins it listed and the worker tools its other names resolved to, in order. */
-export interface AgentToolSet {
-  builtins: Array<'goal' | 'signal'>;
-  tools: ToolDefinition[];
-}
-
-/**
- * The outcome of one worker tool call, as the call activity returns it. `ok` and `error` are both text
- * for the model (an error is the tool's answer, never retried); `truncatedBytes` says the text was cut,
- * so the workflow can record a warning. `fatal` is a tool asking to end the run (`failed/fatal_error`).
- */
-export type ToolCallOutcome =
-  | { kind: 'ok'; text: string; truncatedBytes?: number }
-  | { kind: 'error'; text: string; truncatedBytes?: number }
-  | { kind: 'fatal'; message: string };
-
-/** A worker tool as an OpenAI chat-completions function tool (structurally `ChatCompletionFunctionTool`). */
-export interface WorkerFunctionTool {
-  type: 'function';
-  function: { name: string; description: string; parameters: Record<string, unknown>; strict?: boolean };
-}
-
-/** The function tool the model is offered for `def`; `strict` is sent only when the tool asked for it. */
-export function workerFunctionTool(def: ToolDefinition): WorkerFunctionTool {
-  return {
-    type: 'function',
-    function: {
-      name: def.name,
-      description: def.description,
-      parameters: def.parameters,
-      ...(def.strict === true ? { strict: true } : {}),
-    },
-  };
+  tools?: Record<string, ToolDefinition[]>;
 }

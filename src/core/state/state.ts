@@ -7,6 +7,7 @@ import type { CompiledGraph } from '../graph/types';
 import type { TerminationView, TokenCounts } from '../termination/view';
 import { createGoal, goalFrameworkBlock, type GoalState } from '../goals';
 import type { HumanRequest } from '../humans/requests';
+import type { ToolCallRecord, ToolDefinition } from '../llm/tool-contract';
 import { emptyLedger, type UsageLedger } from '../budgets/ledger';
 import type { PromptNote } from '../prompts/build';
 import type { Trigger, WaveItem } from '../waves/types';
@@ -27,6 +28,8 @@ export interface TranscriptStep {
   at: number;
   /** Why the agent ran: a wave of the graph, a schema retry, or a completion check's request. */
   kind?: 'agent' | 'schema_retry' | 'check_retry';
+  /** The worker tools the agent called in this step. */
+  tools?: ToolCallRecord[];
 }
 
 /** Round-scoped state: reset when a round starts. */
@@ -82,6 +85,8 @@ export interface RunState {
   outputAttempts: Record<string, number>;
   compactionFailures: number;
   continuedAsNew: number;
+  /** Each agent's worker tools, as the worker resolved them at the run's start. */
+  tools?: Record<string, ToolDefinition[]>;
 }
 
 /** Cap on each agent text kept in state, the RunResult and compaction input (64 KiB). */

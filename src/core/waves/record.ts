@@ -93,6 +93,7 @@ export function recordResult(
       text: captured.slice(0, 500),
       at: now,
       kind,
+      ...(result.toolCalls?.length ? { tools: result.toolCalls } : {}),
     },
     MAX_TRANSCRIPT,
   );

@@ -1,0 +1,93 @@
+/**
+ * One model call of an agent that uses worker tools. The workflow drives the tool loop and sends the
+ * whole conversation so far; this activity makes one chat-completions request and returns the
+ * model's text and the tool calls it asks for, without running any of them.
+ */
+import type OpenAI from 'openai';
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import type { ResolvedModel } from '../core/graph/types';
+import type { LoopMessage, ModelCallInput, ModelCallResult, WorkerFunctionTool } from '../core/llm/tool-contract';
+import { chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
+import { ACTIVITY_TEXTS } from './texts';
+
+/** The name sent with a response schema as `response_format.json_schema.name`. */
+export const RESPONSE_FORMAT_NAME = 'troupe_output';
+
+/** A chat-completions request body: the model's settings, the tools offered, a response schema. */
+export function chatBody(
+  model: ResolvedModel,
+  messages: ChatCompletionMessageParam[],
+  tools: readonly WorkerFunctionTool[],
+  toolChoice: 'none' | undefined,
+  responseSchema: Record<string, unknown> | undefined,
+): ChatCompletionCreateParamsNonStreaming {
+  return {
+    model: model.name,
+    messages: [...messages],
+    ...(model.temperature !== undefined ? { temperature: model.temperature } : {}),
+    ...(model.maxTokens !== undefined ? { max_tokens: model.maxTokens } : {}),
+    ...(tools.length > 0 ? { tools: [...tools], ...(toolChoice ? { tool_choice: toolChoice } : {}) } : {}),
+    ...(responseSchema
+      ? { response_format: { type: 'json_schema' as const, json_schema: { name: RESPONSE_FORMAT_NAME, strict: false, schema: responseSchema } } }
+      : {}),
+  };
+}
+
+/** The loop's messages in the OpenAI wire shape. */
+export function wireMessages(messages: readonly LoopMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((m): ChatCompletionMessageParam => {
+    if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+    if (m.role === 'assistant' && 'toolCalls' in m) {
+      return {
+        role: 'assistant',
+        content: m.content,
+        tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+      };
+    }
+    return { role: m.role, content: m.content } as ChatCompletionMessageParam;
+  });
+}
+
+/** Builds the model-call activity for a client factory (the worker binds the endpoint options). */
+export function makeCallModel(clientFor: (input: ModelCallInput) => OpenAI) {
+  return async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
+    const scope = openCallScope('agent', input.agent, input.workflowId, input.timeoutMs);
+    const client = clientFor(input);
+    const messages = wireMessages(input.messages);
+    const warnings: string[] = [];
+    let schema = input.responseSchema;
+    let response: ChatResponse;
+    for (;;) {
+      try {
+        response = await chatCompletion(client, chatBody(input.model, messages, input.tools, input.toolChoice, schema), scope);
+        break;
+      } catch (err) {
+        if (!schema || !rejectsResponseFormat(err)) throw err;
+        schema = undefined;
+        warnings.push(ACTIVITY_TEXTS.agent.noResponseFormat(input.agent));
+      }
+    }
+    const choice = response.completion.choices[0]!;
+    let text = choice.message.content ?? '';
+    if (text === '' && choice.message.refusal) {
+      text = choice.message.refusal;
+      warnings.push(ACTIVITY_TEXTS.agent.refusal(input.agent));
+    }
+    if (choice.finish_reason === 'length') warnings.push(ACTIVITY_TEXTS.agent.lengthFinish(input.agent));
+    const toolCalls = (choice.message.tool_calls ?? [])
+      .filter((c) => c.type === 'function')
+      .map((c) => ({ id: c.id ?? '', name: c.function.name, arguments: c.function.arguments ?? '' }));
+    return {
+      text,
+      toolCalls,
+      usage: response.usage,
+      model: response.completion.model || input.model.name,
+      ...(response.requestId ? { requestId: response.requestId } : {}),
+      ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}),
+      warnings,
+    };
+  };
+}

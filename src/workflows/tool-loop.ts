@@ -1,0 +1,203 @@
+/**
+ * One dispatch of an agent that uses worker tools: call the model; while its reply asks for tools,
+ * run them and send their results back; the dispatch ends on a reply with no tool call
+ * (docs/semantics.md, "Tools"). Each model call and each tool call is its own activity, so a crash
+ * never repeats a completed call and every call shows in the history. The calls of one reply run
+ * concurrently; a call that `approval.tools` names waits for a human first; the run's tool budget is
+ * taken before every call.
+ */
+import { ActivityFailure, ApplicationFailure, condition, isCancellation } from '@temporalio/workflow';
+import { addUsage, NO_USAGE, takeToolCall, toolCallAllowed } from '../core/budgets/ledger';
+import type { TokenCounts } from '../core/termination/view';
+import { goalSnapshot } from '../core/goals';
+import { awaitingHumans, openRequest, takeDecided } from '../core/humans/requests';
+import { builtinToolsOf, handleToolCall } from '../core/llm/builtin-tools';
+import type { AgentCallResult, ChatMessage, ToolEvent } from '../core/llm/contract';
+import type { LoopMessage, ToolCallRecord, ToolCallRequest, ToolDefinition } from '../core/llm/tool-contract';
+import {
+  brief,
+  modelTools,
+  needsApproval,
+  normalizeCallIds,
+  shrinkEarlierToolResults,
+  TOOL_LOOP_LIMITS,
+  TOOL_LOOP_TEXTS,
+} from '../core/llm/tool-loop';
+import { startClocks, stopClocks } from '../core/state/clock';
+import { warn } from '../core/state/state';
+import { capText, cutUtf8 } from '../core/text/utf8';
+import type { WaveItem } from '../core/waves/types';
+import type { Run } from './execution';
+import { activitiesFor, toolActivity } from './proxies';
+
+/** Largest final text of a dispatch, as the agent activity cuts it. */
+const MAX_TEXT_BYTES = 256 * 1024;
+
+/** What one call of a reply produced: the text for the model, and what to record. */
+interface CallOutcome {
+  content: string;
+  event?: ToolEvent;
+  record?: ToolCallRecord;
+}
+
+/** Run the tool loop of one dispatch and return it as one agent result. */
+export async function runToolLoop(
+  run: Run,
+  item: WaveItem,
+  prompt: ChatMessage[],
+  specs: ToolDefinition[],
+  responseSchema?: Record<string, unknown>,
+): Promise<AgentCallResult> {
+  const { graph, state } = run;
+  const agent = graph.agents[item.agent];
+  const tools = modelTools(agent.tools, specs);
+  const maxRounds = agent.maxToolRounds ?? 8;
+  let messages: LoopMessage[] = [...prompt];
+  let usage: TokenCounts = NO_USAGE;
+  let llmCalls = 0;
+  let closing = false;
+  const warnings: string[] = [];
+  const toolEvents: ToolEvent[] = [];
+  const records: ToolCallRecord[] = [];
+  let text = '';
+  let model = agent.model.name;
+  let finishReason: string | undefined;
+
+  for (let round = 0; ; round++) {
+    const last = closing || round >= maxRounds;
+    const reply = await activitiesFor(agent.timeoutMs).callModel({
+      workflowId: state.workflowId,
+      agent: item.agent,
+      model: agent.model,
+      messages,
+      tools,
+      ...(last ? { toolChoice: 'none' as const } : {}),
+      ...(responseSchema ? { responseSchema } : {}),
+      timeoutMs: agent.timeoutMs,
+    });
+    usage = addUsage(usage, reply.usage);
+    llmCalls += 1;
+    warnings.push(...reply.warnings);
+    text = reply.text;
+    model = reply.model || model;
+    finishReason = reply.finishReason;
+    if (reply.toolCalls.length === 0 || state.stop) break;
+    if (last) {
+      warnings.push(TOOL_LOOP_TEXTS.closingCallIgnored(item.agent, round));
+      break;
+    }
+    const calls = normalizeCallIds(reply.toolCalls, round);
+    messages.push({ role: 'assistant', content: reply.text || null, toolCalls: calls });
+    const outcomes = await Promise.all(calls.map((call) => runCall(run, item.agent, call, specs)));
+    outcomes.forEach((o, i) => {
+      messages.push({ role: 'tool', toolCallId: calls[i].id, content: o.content });
+      if (o.event) toolEvents.push(o.event);
+      if (o.record) records.push(o.record);
+    });
+    // a call the tool budget refused: the model gets one more answer, with no tools
+    if (state.usage.toolCalls && state.usage.toolCalls.refused > 0) closing = true;
+    messages = shrinkEarlierToolResults(messages);
+  }
+
+  const bounded = cutUtf8(text, MAX_TEXT_BYTES);
+  if (bounded.droppedBytes > 0) warnings.push(TOOL_LOOP_TEXTS.truncatedText(item.agent, bounded.droppedBytes, MAX_TEXT_BYTES));
+  return {
+    text: bounded.text,
+    toolEvents,
+    usage,
+    llmCalls,
+    model,
+    ...(finishReason ? { finishReason } : {}),
+    warnings,
+    toolCalls: records,
+  };
+}
+
+/** One call of a reply: a built-in tool, a worker tool (after its approval), or an unknown tool. */
+async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: ToolDefinition[]): Promise<CallOutcome> {
+  const { graph, state } = run;
+  const compiled = graph.agents[agent];
+  const builtins = builtinToolsOf(compiled.tools);
+  if ((builtins as string[]).includes(call.name)) {
+    const outcome = handleToolCall(call.name, call.arguments, {
+      offered: builtins,
+      ...(state.goal && builtins.includes('goal') ? { goal: goalSnapshot(state.goal) } : {}),
+    });
+    return outcome.kind === 'ok' ? { content: outcome.result, event: outcome.event } : { content: outcome.result };
+  }
+  const spec = specs.find((s) => s.name === call.name);
+  if (!spec) {
+    const offered = [...builtins, ...specs.map((s) => s.name)];
+    return { content: TOOL_LOOP_TEXTS.unknownTool(call.name, offered) };
+  }
+  const started = Date.now();
+  const done = (ok: boolean, content: string): CallOutcome => ({
+    content,
+    record: { tool: spec.yamlName, arguments: brief(call.arguments), ok, result: brief(content), durationMs: Date.now() - started },
+  });
+
+  const refuse = () => {
+    takeToolCall(state.usage, graph.budget, agent, spec.yamlName); // counts the refusal
+    return done(false, TOOL_LOOP_TEXTS.refusedByBudget(graph.budget.maxToolCalls ?? 0));
+  };
+  // the budget is asked before a human is (no point approving a call that cannot run), and taken after
+  if (!toolCallAllowed(state.usage, graph.budget)) return refuse();
+  if (needsApproval(graph.approval.tools, spec.yamlName)) {
+    const decision = await askHuman(run, agent, spec, call);
+    if (decision.kind === 'reject') return done(false, TOOL_LOOP_TEXTS.rejected(decision.text ?? ''));
+    if (decision.kind === 'stopped') return done(false, TOOL_LOOP_TEXTS.rejected('the run is stopping'));
+  }
+  if (!takeToolCall(state.usage, graph.budget, agent, spec.yamlName)) return done(false, TOOL_LOOP_TEXTS.refusedByBudget(graph.budget.maxToolCalls ?? 0));
+  try {
+    const result = await toolActivity(spec, agent)({
+      workflowId: state.workflowId,
+      agent,
+      tool: spec.name,
+      argumentsJson: call.arguments,
+      toolCallId: call.id,
+      timeoutMs: spec.timeoutMs,
+    });
+    if (result.truncatedBytes) warn(state, TOOL_LOOP_TEXTS.truncatedResult(agent, spec.yamlName, result.truncatedBytes));
+    return done(result.kind === 'ok', result.text);
+  } catch (err) {
+    if (isCancellation(err) || isFatal(err)) throw err;
+    const message = failureMessage(err);
+    warn(state, TOOL_LOOP_TEXTS.toolFailedWarning(agent, spec.yamlName, message));
+    return done(false, TOOL_LOOP_TEXTS.failed(spec.yamlName, message));
+  }
+}
+
+/** A non-retryable failure the tool raised on purpose (`ToolFatalError`): it ends the run. */
+function isFatal(err: unknown): boolean {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure && cause.nonRetryable === true;
+}
+
+function failureMessage(err: unknown): string {
+  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+type HumanAnswer = { kind: 'approve' | 'reject' | 'answer'; text?: string } | { kind: 'stopped' };
+
+/**
+ * Open a `tool_call` request and wait, durably, for its decision. The clocks stop while a human is
+ * awaited; `stop` ends the wait (the call is not run).
+ */
+async function askHuman(run: Run, agent: string, spec: ToolDefinition, call: ToolCallRequest): Promise<HumanAnswer> {
+  const { state } = run;
+  const args = capText(call.arguments, TOOL_LOOP_LIMITS.requestArgumentsBytes);
+  const request = openRequest(state, {
+    kind: 'tool_call',
+    agent,
+    summary: TOOL_LOOP_TEXTS.requestSummary(agent, spec.yamlName, brief(call.arguments)),
+    payload: { tool: spec.yamlName, arguments: args },
+    now: Date.now(),
+  });
+  stopClocks(state, Date.now());
+  await condition(() => state.stop !== undefined || state.requests.some((r) => r.id === request.id && r.decision !== undefined));
+  const [decided] = takeDecided(state, (r) => r.id === request.id);
+  if (!awaitingHumans(state)) startClocks(state, Date.now());
+  if (!decided?.decision) return { kind: 'stopped' };
+  return { kind: decided.decision.kind, ...(decided.decision.text !== undefined ? { text: decided.decision.text } : {}) };
+}
