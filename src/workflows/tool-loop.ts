@@ -128,6 +128,7 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
   const spec = specs.find((s) => s.name === call.name);
   if (!spec) {
     const offered = [...builtins, ...specs.map((s) => s.name)];
+    warn(state, TOOL_LOOP_TEXTS.unknownToolWarning(agent, call.name));
     return { content: TOOL_LOOP_TEXTS.unknownTool(call.name, offered) };
   }
   const started = Date.now();
@@ -158,6 +159,7 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
       timeoutMs: spec.timeoutMs,
     });
     if (result.truncatedBytes) warn(state, TOOL_LOOP_TEXTS.truncatedResult(agent, spec.yamlName, result.truncatedBytes));
+    if (result.kind === 'error') warn(state, TOOL_LOOP_TEXTS.toolFailedWarning(agent, spec.yamlName, brief(result.text)));
     return done(result.kind === 'ok', result.text);
   } catch (err) {
     if (isCancellation(err) || isFatal(err)) throw err;

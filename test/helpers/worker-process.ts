@@ -19,8 +19,8 @@ export interface WorkerProcess {
 const BIN = path.resolve(__dirname, '..', '..', 'bin', 'troupe.js');
 
 /** Start `troupe worker` and wait until it polls its task queue. */
-export async function startWorkerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [BIN, 'worker'], {
+export async function startWorkerProcess(env: Record<string, string>, timeoutMs = 60_000, args: string[] = []): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [BIN, 'worker', ...args], {
     env: { ...process.env, ...env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -64,13 +64,13 @@ export function processWorkerSuite() {
     stub: undefined as unknown as StubLlm,
     tc: undefined as unknown as TestClient,
     workers: [] as WorkerProcess[],
-    async spawn(taskQueue: string): Promise<WorkerProcess> {
-      const w = await startWorkerProcess({
-        TEMPORAL_ADDRESS: testAddress(),
-        TROUPE_TASK_QUEUE: taskQueue,
-        OPENAI_BASE_URL: suite.stub.url,
-        OPENAI_API_KEY: 'test-key',
-      });
+    /** Start `troupe worker [args]` on a task queue against the stub. */
+    async spawn(taskQueue: string, args: string[] = []): Promise<WorkerProcess> {
+      const w = await startWorkerProcess(
+        { TEMPORAL_ADDRESS: testAddress(), TROUPE_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: suite.stub.url, OPENAI_API_KEY: 'test-key' },
+        60_000,
+        args,
+      );
       suite.workers.push(w);
       return w;
     },

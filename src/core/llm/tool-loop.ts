@@ -32,6 +32,7 @@ export const TOOL_LOOP_TEXTS = {
   truncatedResult: (agent: string, tool: string, bytes: number) =>
     `agent ${agent}: the result of ${tool} was cut to 64 KiB (${bytes} bytes dropped)`,
   toolFailedWarning: (agent: string, tool: string, message: string) => `agent ${agent}: tool ${tool} failed: ${message}`,
+  unknownToolWarning: (agent: string, name: string) => `agent ${agent}: the model called ${name}, which it was not offered`,
   truncatedText: (agent: string, dropped: number, limit: number) =>
     `agent ${agent}: output cut to ${limit} bytes (${dropped} bytes dropped)`,
   requestSummary: (agent: string, tool: string, args: string) => `${agent} wants to call ${tool} ${args}`,
