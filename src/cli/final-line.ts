@@ -2,7 +2,7 @@
  * The final line `troupe run` prints (SPEC §8, §9; issue "every way a run can end, told apart"):
  * one distinct, actionable sentence per status and reason, built from the RunResult alone.
  */
-import type { RunStatus, StopReason } from '../core/termination/types';
+import type { RunStatus, StopReason } from '../core/conditions/types';
 import { budgetHint, isBudgetReason, usdSpentText } from '../core/budgets/ledger';
 
 /** Failure details of a failed run (SPEC §8 `diagnostics`), plus who failed when known. */

@@ -14,7 +14,7 @@ import { buildAgentMessages, type PromptNote } from '../core/prompts/build';
 import { activeMs } from '../core/state/clock';
 import { takeNotes, warn } from '../core/state/state';
 import { terminationView } from '../core/state/view';
-import { allConditions, describeTermination, evaluateTermination, scoreReaders } from '../core/termination/evaluate';
+import { allConditions, describeTermination, evaluateTermination, scoreReaders } from '../core/conditions/evaluate';
 import type { AgentOutcome } from '../core/waves/record';
 import { iterationOf, type WaveItem } from '../core/waves/routing';
 import { activitiesFor } from './proxies';

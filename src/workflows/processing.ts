@@ -11,7 +11,7 @@ import { RUN_TEXTS } from '../core/ending/texts';
 import { applyGoalEvents, goalRunStatus, type GoalEvent } from '../core/goals';
 import { warn } from '../core/state/state';
 import { terminationView } from '../core/state/view';
-import { conditionHolds, judgeTargets, verdictKey } from '../core/termination/evaluate';
+import { conditionHolds, judgeTargets, verdictKey } from '../core/conditions/evaluate';
 import { recordResult, type AgentOutcome, type RecordedResult } from '../core/waves/record';
 import { routeIntoState } from '../core/waves/routing';
 import { activitiesFor, JUDGE_TIMEOUT_MS } from './proxies';

@@ -1,4 +1,4 @@
-import { clearRegisteredConditions, registerCondition } from '../../src/core/termination/registry';
+import { clearRegisteredConditions, registerCondition } from '../../src/core/conditions/registry';
 import {
   conditionHolds,
   describeCondition,
@@ -6,9 +6,9 @@ import {
   evaluateTermination,
   priorityOf,
   statusForReason,
-} from '../../src/core/termination/evaluate';
-import type { Condition } from '../../src/core/termination/types';
-import type { TerminationView } from '../../src/core/termination/view';
+} from '../../src/core/conditions/evaluate';
+import type { Condition } from '../../src/core/conditions/types';
+import type { TerminationView } from '../../src/core/conditions/view';
 import { recordAll, term, view } from './fixtures/termination-view';
 
 interface Approvals {

@@ -10,8 +10,8 @@ import {
   timeoutMs,
   updateLatches,
   verdictKey,
-} from '../../src/core/termination/evaluate';
-import type { Condition } from '../../src/core/termination/types';
+} from '../../src/core/conditions/evaluate';
+import type { Condition } from '../../src/core/conditions/types';
 import { term } from './fixtures/termination-view';
 
 const mention = (text: string, sources?: string[]): Extract<Condition, { kind: 'text_mention' }> =>

@@ -4,7 +4,7 @@
  * hard budgets with reason texts that carry the figures.
  */
 import type { CompiledBudget } from '../graph/types';
-import type { TokenCounts } from '../termination/view';
+import type { TokenCounts } from '../conditions/view';
 
 /** Price of a model in USD per 1M tokens. */
 export interface ModelPrice {

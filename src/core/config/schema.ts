@@ -114,7 +114,7 @@ export const CONDITION_SCHEMAS = {
 
 export type BuiltinConditionKey = keyof typeof CONDITION_SCHEMAS | 'any_of' | 'all_of';
 
-/** Termination block: raw condition items, parsed (with located errors) by `core/termination/parse.ts`. */
+/** Termination block: raw condition items, parsed (with located errors) by `core/conditions/parse.ts`. */
 export const TerminationSchema = z.strictObject({
   any_of: z.array(z.unknown()).min(1, 'must list at least one condition').optional(),
   all_of: z.array(z.unknown()).min(1, 'must list at least one condition').optional(),

@@ -7,8 +7,8 @@
  * Pure and unit-tested; the workflow only carries the step out (docs/architecture.md, "The run loop").
  */
 import type { BudgetStop } from '../budgets/ledger';
-import { priorityOf } from '../termination/evaluate';
-import type { Stop } from '../termination/evaluate';
+import { priorityOf } from '../conditions/evaluate';
+import type { Stop } from '../conditions/evaluate';
 import type { RunEnd } from './result';
 import { RUN_TEXTS } from './texts';
 

@@ -6,7 +6,7 @@
  * results (see {@link iterationsForMessages}); the largest wins. Only a cyclic graph bounded by
  * neither gets {@link DEFAULT_MAX_ITERATIONS}, with the "Cycle detected" warning. Pure.
  */
-import type { Condition, Termination } from '../termination/types';
+import type { Condition, Termination } from '../conditions/types';
 import { largestMaxIterations } from './condition-walk';
 import { PARENT, type LoopGroup } from './types';
 

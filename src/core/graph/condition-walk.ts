@@ -4,8 +4,8 @@
  * `[...P, kind, j]`). Used by the validator and the cap computation. Pure.
  */
 import type { Path } from '../config/issues';
-import type { AgentMention, ParsedCondition } from '../termination/parse';
-import type { Condition } from '../termination/types';
+import type { AgentMention, ParsedCondition } from '../conditions/parse';
+import type { Condition } from '../conditions/types';
 
 /**
  * A condition item with the YAML path of the item and where it appears. `condition` is missing

@@ -2,8 +2,8 @@
  * Short texts for pictures of the graph (SPEC §9 `troupe graph`): condition descriptions for
  * `when` guards, edge labels, loop-group titles. Pure.
  */
-import { getConditionPlugin } from '../termination/registry';
-import type { Condition } from '../termination/types';
+import { getConditionPlugin } from '../conditions/registry';
+import type { Condition } from '../conditions/types';
 import type { CompiledGraph, Edge, LoopGroup } from './types';
 
 /** Texts used in pictures. */
@@ -20,7 +20,7 @@ function duration(ms: number): string {
   return `${Math.round(ms)}ms`;
 }
 
-/** A one-line description of a condition for pictures, with matcher details (`critic score ≥ 85`); prompts use `termination/describe.ts`. */
+/** A one-line description of a condition for pictures, with matcher details (`critic score ≥ 85`); prompts use `conditions/describe.ts`. */
 export function describeGuard(c: Condition): string {
   switch (c.kind) {
     case 'max_iterations':

@@ -11,7 +11,7 @@ import type { GoalEvent } from '../goals';
 import { openRequest, REQUEST_SIGNAL_KINDS } from '../humans/requests';
 import type { AgentCallResult } from '../llm/contract';
 import { RUN_TEXTS } from '../ending/texts';
-import { stuckWindow, updateLatches } from '../termination/evaluate';
+import { stuckWindow, updateLatches } from '../conditions/evaluate';
 import { recapText } from '../text/utf8';
 import { hashResult } from '../text/hash';
 import {
