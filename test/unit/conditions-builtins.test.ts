@@ -1,5 +1,6 @@
 import { hashResult } from '../../src/core/text/hash';
-import { conditionHolds, evaluateTermination, verdictKey } from '../../src/core/conditions/evaluate';
+import { conditionHolds, evaluateTermination } from '../../src/core/conditions/evaluate';
+import { verdictKey } from '../../src/core/conditions/view';
 import type { Condition } from '../../src/core/conditions/types';
 import { record, recordAll, term, view } from './fixtures/termination-view';
 

@@ -1,5 +1,6 @@
 import { hashResult } from '../../src/core/text/hash';
-import { evaluateTermination, verdictKey } from '../../src/core/conditions/evaluate';
+import { evaluateTermination } from '../../src/core/conditions/evaluate';
+import { verdictKey } from '../../src/core/conditions/view';
 import type { Condition } from '../../src/core/conditions/types';
 import type { TerminationView } from '../../src/core/conditions/view';
 import { record, recordAll, term, view } from './fixtures/termination-view';

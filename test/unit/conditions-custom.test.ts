@@ -1,12 +1,6 @@
 import { clearRegisteredConditions, registerCondition } from '../../src/core/conditions/registry';
-import {
-  conditionHolds,
-  describeCondition,
-  describeTermination,
-  evaluateTermination,
-  priorityOf,
-  statusForReason,
-} from '../../src/core/conditions/evaluate';
+import { describeCondition, describeTermination } from '../../src/core/conditions/describe';
+import { conditionHolds, evaluateTermination, priorityOf, statusForReason } from '../../src/core/conditions/evaluate';
 import type { Condition } from '../../src/core/conditions/types';
 import type { TerminationView } from '../../src/core/conditions/view';
 import { recordAll, term, view } from './fixtures/termination-view';

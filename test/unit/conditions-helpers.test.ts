@@ -1,16 +1,14 @@
+import { describeCondition, describeTermination } from '../../src/core/conditions/describe';
+import { priorityOf, statusForReason } from '../../src/core/conditions/evaluate';
+import { verdictKey } from '../../src/core/conditions/view';
 import {
-  describeCondition,
-  describeTermination,
   judgeTargets,
   latchKey,
-  priorityOf,
   scoreReaders,
-  statusForReason,
-  stuckWindow,
+  hashWindow as stuckWindow,
   timeoutMs,
   updateLatches,
-  verdictKey,
-} from '../../src/core/conditions/evaluate';
+} from '../../src/core/conditions/walk';
 import type { Condition } from '../../src/core/conditions/types';
 import { term } from './fixtures/termination-view';
 

@@ -9,7 +9,7 @@
  */
 import { formatIssue, loadRoleConfig, type LoadResult } from '../../src/core/config/load';
 import { evaluateTermination } from '../../src/core/conditions/evaluate';
-import { verdictKey } from '../../src/core/conditions/scan';
+import { verdictKey } from '../../src/core/conditions/view';
 import { recordAll, view } from './fixtures/termination-view';
 import { simulateRound } from './fixtures/round-sim';
 

@@ -5,13 +5,10 @@
  */
 import { extractScore } from '../waves/capture';
 import { getConditionPlugin, registeredConditionKeys } from './registry';
-import { latchKey, needleOf, verdictKey } from './scan';
+import { latchKey, needleOf } from './walk';
 import { REASON_TEXTS } from './texts';
 import type { Condition, RunStatus, StopReason, Termination } from './types';
-import type { TerminationView } from './view';
-
-export { describeCondition, describeTermination } from './describe';
-export { allConditions, judgeTargets, latchKey, readsLines, scoreReaders, stuckWindow, timeoutMs, updateLatches, verdictKey } from './scan';
+import { verdictKey, type TerminationView } from './view';
 
 /** A decision to stop the round, with the reason the user sees. */
 export interface Stop {

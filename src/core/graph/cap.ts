@@ -6,8 +6,8 @@
  * results (see {@link iterationsForMessages}); the largest wins. Only a cyclic graph bounded by
  * neither gets {@link DEFAULT_MAX_ITERATIONS}, with the "Cycle detected" warning. Pure.
  */
-import type { Condition, Termination } from '../conditions/types';
-import { largestMaxIterations } from './condition-walk';
+import type { Termination } from '../conditions/types';
+import { conditionsThatEndAlone, largestMaxIterations } from '../conditions/walk';
 import { PARENT, type LoopGroup } from './types';
 
 /** Hard cap on a cyclic graph that nothing else bounds (the validator warns about it). */
@@ -103,22 +103,6 @@ export function iterationsForMessages(messages: number, shape: LoopShape): numbe
       return never;
     }
   }
-}
-
-/** Leaves of `c` that make it hold by themselves (through any_of items and one-item all_of lists). */
-function leavesThatEndAlone(c: Condition): Condition[] {
-  if (c.kind === 'any_of') return c.items.flatMap(leavesThatEndAlone);
-  if (c.kind === 'all_of') return c.items.length === 1 ? leavesThatEndAlone(c.items[0]) : [];
-  return [c];
-}
-
-/**
- * The conditions that end the run by themselves when they hold: items of `any_of` (nested any_of
- * included) and the only item of a one-item `all_of`. A `max_messages` beside other `all_of` items
- * is not one of them: it holds without stopping the run.
- */
-export function conditionsThatEndAlone(t: Termination): Condition[] {
-  return [...t.anyOf.flatMap(leavesThatEndAlone), ...(t.allOf.length === 1 ? leavesThatEndAlone(t.allOf[0]) : [])];
 }
 
 /** What {@link effectiveCap} reads. */

@@ -5,7 +5,7 @@
  * reads the agent names of invalid condition items too. Pure.
  */
 import type { PathIssue } from '../config/issues';
-import { allOfLeaves, type LocatedCondition } from './condition-walk';
+import { allOfLeaves, type LocatedCondition } from '../conditions/walk';
 import { deadExitWarnings } from './dead-exits';
 import { endpointPath, type EdgeDraft } from './edges';
 import { nodesInOrder } from './loops';

@@ -6,7 +6,7 @@
  * own defaults and needs no preparation. Pure.
  */
 import type { CompiledGraph } from '../graph/types';
-import { judgeTargets } from '../conditions/evaluate';
+import { judgeTargets } from '../conditions/walk';
 import type { PrepareInput } from './contract';
 
 /** The models of a run to check at its start, or undefined when none names an endpoint or key of its own. */
