@@ -1,6 +1,7 @@
 import { clearRegisteredConditions, registerCondition } from '../../src/core/conditions/registry';
 import { describeCondition, describeTermination } from '../../src/core/conditions/describe';
-import { conditionHolds, evaluateTermination, priorityOf, statusForReason } from '../../src/core/conditions/evaluate';
+import { conditionHolds, evaluateTermination } from '../../src/core/conditions/evaluate';
+import { priorityOf, statusForReason } from '../../src/core/ending/reasons';
 import type { Condition } from '../../src/core/conditions/types';
 import type { TerminationView } from '../../src/core/conditions/view';
 import { recordAll, term, view } from './fixtures/termination-view';

@@ -1,5 +1,5 @@
 import { describeCondition, describeTermination } from '../../src/core/conditions/describe';
-import { priorityOf, statusForReason } from '../../src/core/conditions/evaluate';
+import { priorityOf, statusForReason } from '../../src/core/ending/reasons';
 import { verdictKey } from '../../src/core/conditions/view';
 import {
   judgeTargets,

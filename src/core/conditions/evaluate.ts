@@ -4,10 +4,11 @@
  * `allOf` holds (rolebox had an OR evaluator and an AND evaluator that disagreed).
  */
 import { extractScore } from '../waves/capture';
-import { getConditionPlugin, registeredConditionKeys } from './registry';
+import { DEFAULT_PRIORITY, priorityOf, statusForReason, type StopReason } from '../ending/reasons';
+import { getConditionPlugin } from './registry';
 import { latchKey, needleOf } from './walk';
 import { REASON_TEXTS } from './texts';
-import type { Condition, RunStatus, StopReason, Termination } from './types';
+import type { Condition, Termination } from './types';
 import { verdictKey, type TerminationView } from './view';
 
 /** A decision to stop the round, with the reason the user sees. */
@@ -17,54 +18,6 @@ export interface Stop {
   /** Lower wins when several conditions hold at once. */
   priority: number;
   status: 'completed' | 'exhausted';
-}
-
-/** Priority of the built-in reasons (§4.6, §11.3, §11.8): lower wins, ties by list order. */
-export const REASON_PRIORITY: Readonly<Record<string, number>> = {
-  converged: 0,
-  goal_completed: 0,
-  result_match: 1,
-  text_mention: 1,
-  signal: 1,
-  exit: 1,
-  goal_blocked: 1,
-  stuck: 2,
-  max_iterations: 3,
-  max_messages: 3,
-  token_usage: 3,
-  dead_end: 3,
-  timeout: 4,
-  error: 5,
-};
-
-const COMPLETED = ['converged', 'result_match', 'text_mention', 'signal', 'exit', 'goal_completed'];
-const EXHAUSTED = ['stuck', 'max_iterations', 'max_messages', 'token_usage', 'timeout', 'dead_end'];
-const BUDGET = ['token_budget_exceeded', 'money_budget_exceeded', 'max_turns_exceeded', 'duration_budget_exceeded'];
-const FAILED = ['error', 'fatal_error', 'activity_failed', 'token_window_exceeded', 'compaction_circuit_breaker'];
-
-function pluginForReason(reason: string) {
-  for (const key of registeredConditionKeys()) {
-    const plugin = getConditionPlugin(key);
-    if (plugin?.reason === reason) return plugin;
-  }
-  return undefined;
-}
-
-/** Run status for a stop reason (§4.6, §6.3, §7, §8); a custom reason takes its plugin's status (default `completed`). */
-export function statusForReason(reason: StopReason): RunStatus {
-  if (COMPLETED.includes(reason)) return 'completed';
-  if (EXHAUSTED.includes(reason)) return 'exhausted';
-  if (BUDGET.includes(reason)) return 'budget_exceeded';
-  if (FAILED.includes(reason)) return 'failed';
-  if (reason === 'user_stop' || reason === 'user_abort') return 'cancelled';
-  if (reason === 'goal_blocked') return 'blocked';
-  if (reason === 'goal_turn_limit' || reason === 'goal_duration_limit') return 'limit_reached';
-  return pluginForReason(reason)?.status ?? 'completed';
-}
-
-/** Priority of a reason: the built-in table, else the registered plugin's, else 5 (like `error`). */
-export function priorityOf(reason: StopReason): number {
-  return REASON_PRIORITY[reason] ?? pluginForReason(reason)?.priority ?? 5;
 }
 
 type Leaf = Exclude<Condition, { kind: 'any_of' | 'all_of' }>;
@@ -224,7 +177,7 @@ function leafStop(c: Leaf, v: TerminationView): Stop {
       return {
         reason,
         reasonText: REASON_TEXTS.custom(reason, description),
-        priority: plugin?.priority ?? REASON_PRIORITY.error,
+        priority: plugin?.priority ?? DEFAULT_PRIORITY,
         status: plugin?.status ?? 'completed',
       };
     }

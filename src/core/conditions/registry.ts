@@ -18,6 +18,10 @@ export interface ConditionPlugin<P = unknown> {
   status?: 'completed' | 'exhausted';
   /** Short description for prompts and pictures, e.g. `2 approvals`. */
   describe?(params: P): string;
+  /** What the user can do when this condition ended the run, printed after the CLI's final line. */
+  hint?: string;
+  /** The condition is a hard limit: it ends the run even while humans are awaited or the goal is paused. */
+  hard?: boolean;
 }
 
 const plugins = new Map<string, ConditionPlugin<any>>();
@@ -54,6 +58,12 @@ export function getConditionPlugin(key: string): ConditionPlugin<unknown> | unde
 /** Registered custom keys (for "did you mean" hints). */
 export function registeredConditionKeys(): string[] {
   return [...plugins.keys()];
+}
+
+/** The plugin whose stop reason is `reason`, if any (the first registered wins). */
+export function pluginForReason(reason: string): ConditionPlugin<unknown> | undefined {
+  for (const plugin of plugins.values()) if (plugin.reason === reason) return plugin;
+  return undefined;
 }
 
 /** Test helper: forget every registered condition. */

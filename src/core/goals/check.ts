@@ -3,7 +3,7 @@
  * from EasyAI's GoalCompletionCheck (reference/easyai.md §1.6): turns are checked before duration,
  * turnCount counts auto-continuations. Import the goal API from `./goal`.
  */
-import type { RunStatus } from '../conditions/types';
+import type { RunStatus } from '../ending/reasons';
 import { goalContinuationPrompt } from './prompts';
 import {
   GOAL_TEXTS,
