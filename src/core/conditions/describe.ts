@@ -1,12 +1,13 @@
 /**
- * Prompt descriptions of stop conditions (SPEC §11.12), in rolebox's prompt-builder wording:
- * `This graph stops when ANY of: 5 iterations; 1min elapsed; Critic approves`.
+ * Prompt descriptions of stop conditions, so agents know when the graph stops:
+ * `This graph stops when ANY of: 5 iterations; 1min elapsed; Critic approves`. A leaf is described
+ * by its plugin (its key when the plugin has no `describe`).
  */
-import { getConditionPlugin } from './registry';
+import { pluginOf } from './registry';
 import { DESCRIBE_TEXTS } from './texts';
 import type { Condition, Termination } from './types';
 
-/** Short description of one condition for prompts and pictures. */
+/** Short description of one condition for prompts. */
 export function describeCondition(c: Condition): string {
   switch (c.kind) {
     case 'max_iterations':
@@ -31,13 +32,9 @@ export function describeCondition(c: Condition): string {
       return DESCRIBE_TEXTS.anyOf(c.items.map(describeCondition));
     case 'all_of':
       return DESCRIBE_TEXTS.allOf(c.items.map(describeCondition));
-    case 'custom': {
-      const plugin = getConditionPlugin(c.key);
-      return plugin?.describe ? plugin.describe(c.params) : c.key;
-    }
     default: {
-      const never: never = c;
-      throw new Error(`describeCondition: unknown condition ${JSON.stringify(never)}`);
+      const { key, plugin, params } = pluginOf(c);
+      return plugin?.describe ? plugin.describe(params) : key;
     }
   }
 }

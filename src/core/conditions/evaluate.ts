@@ -1,14 +1,15 @@
 /**
- * The termination evaluator (SPEC §4.6, §11.10): one pure function per question, read from the
- * round-scoped `TerminationView`. One rule everywhere: the run terminates if `anyOf` holds OR
- * `allOf` holds (rolebox had an OR evaluator and an AND evaluator that disagreed).
+ * The evaluator: whether a condition holds on the round's `TerminationView`, and whether the round
+ * stops and why. Composites are decided here (`any_of`: one item holds; `all_of`: every item holds
+ * at the same evaluation), leaves by their plugins. One rule everywhere: the round stops when the
+ * non-empty `anyOf` holds OR the non-empty `allOf` holds. Pure.
  */
-import { extractScore } from '../waves/capture';
+import { extractScore, needleOf } from '../waves/capture';
 import { DEFAULT_PRIORITY, priorityOf, statusForReason, type StopReason } from '../ending/reasons';
-import { getConditionPlugin } from './registry';
-import { latchKey, needleOf } from './walk';
+import { pluginOf } from './registry';
+import { latchKey } from './walk';
 import { REASON_TEXTS } from './texts';
-import type { Condition, Termination } from './types';
+import type { Condition, LeafCondition, Termination } from './types';
 import { verdictKey, type TerminationView } from './view';
 
 /** A decision to stop the round, with the reason the user sees. */
@@ -20,7 +21,6 @@ export interface Stop {
   status: 'completed' | 'exhausted';
 }
 
-type Leaf = Exclude<Condition, { kind: 'any_of' | 'all_of' }>;
 type ResultMatches = Extract<Condition, { kind: 'result_matches' }>;
 type TokenUsage = Extract<Condition, { kind: 'token_usage' }>;
 
@@ -90,11 +90,12 @@ function convergedVerdict(c: Extract<Condition, { kind: 'converged' }>, v: Termi
   return verdict && verdict.converged && latest && verdict.hash === latest.hash ? verdict : undefined;
 }
 
-function customHolds(c: Extract<Condition, { kind: 'custom' }>, v: TerminationView): boolean {
-  const plugin = getConditionPlugin(c.key);
+/** Whether a leaf's plugin says it holds; an unregistered key (a worker without the user's plugin module) or a plugin that throws does not. */
+function pluginHolds(c: LeafCondition, v: TerminationView): boolean {
+  const { plugin, params } = pluginOf(c);
   if (!plugin) return false;
   try {
-    return plugin.holds(c.params, v) === true;
+    return plugin.holds(params, v) === true;
   } catch {
     return false;
   }
@@ -125,12 +126,8 @@ export function conditionHolds(c: Condition, v: TerminationView): boolean {
       return c.items.some((i) => conditionHolds(i, v));
     case 'all_of':
       return c.items.length > 0 && c.items.every((i) => conditionHolds(i, v));
-    case 'custom':
-      return customHolds(c, v);
-    default: {
-      const never: never = c;
-      throw new Error(`conditionHolds: unknown condition ${JSON.stringify(never)}`);
-    }
+    default:
+      return pluginHolds(c, v);
   }
 }
 
@@ -145,8 +142,18 @@ function stop(reason: StopReason, reasonText: string): Stop {
   return { reason, reasonText, priority: priorityOf(reason), status };
 }
 
+/** The stop a holding leaf reports: its plugin's reason, priority and status, and its reason text (default `<reason>: <description>`). */
+function pluginStop(c: LeafCondition, v: TerminationView): Stop {
+  const { key, plugin, params } = pluginOf(c);
+  const reason = plugin?.reason ?? key;
+  const reasonText = plugin?.reasonText
+    ? plugin.reasonText(params, v)
+    : REASON_TEXTS.custom(reason, plugin?.describe ? plugin.describe(params) : key);
+  return { reason, reasonText, priority: plugin?.priority ?? DEFAULT_PRIORITY, status: plugin?.status ?? 'completed' };
+}
+
 /** The stop a holding leaf condition reports. */
-function leafStop(c: Leaf, v: TerminationView): Stop {
+function leafStop(c: LeafCondition, v: TerminationView): Stop {
   switch (c.kind) {
     case 'max_iterations': {
       const id = loopAtCap(c.n, v) as string;
@@ -170,26 +177,13 @@ function leafStop(c: Leaf, v: TerminationView): Stop {
       const hit = tokenLimitHit(c, v) as NonNullable<ReturnType<typeof tokenLimitHit>>;
       return stop('token_usage', REASON_TEXTS.tokenUsage(hit.used, hit.kind, hit.limit));
     }
-    case 'custom': {
-      const plugin = getConditionPlugin(c.key);
-      const reason = plugin?.reason ?? c.key;
-      const description = plugin?.describe ? plugin.describe(c.params) : c.key;
-      return {
-        reason,
-        reasonText: REASON_TEXTS.custom(reason, description),
-        priority: plugin?.priority ?? DEFAULT_PRIORITY,
-        status: plugin?.status ?? 'completed',
-      };
-    }
-    default: {
-      const never: never = c;
-      throw new Error(`leafStop: unknown condition ${JSON.stringify(never)}`);
-    }
+    default:
+      return pluginStop(c, v);
   }
 }
 
 /** The leaves that make `c` hold, in list order (a composite that does not hold contributes none). */
-function holdingLeaves(c: Condition, v: TerminationView): Leaf[] {
+function holdingLeaves(c: Condition, v: TerminationView): LeafCondition[] {
   if (!conditionHolds(c, v)) return [];
   if (c.kind === 'any_of' || c.kind === 'all_of') return c.items.flatMap((i) => holdingLeaves(i, v));
   return [c];

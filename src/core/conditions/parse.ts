@@ -10,7 +10,8 @@ import { CONDITION_SCHEMAS } from '../config/schema';
 import { didYouMean } from '../config/did-you-mean';
 import { prefixIssues, type Path, type PathIssue } from '../config/issues';
 import { parseWithIssues, typeName } from '../config/zod-issues';
-import { BUILTIN_CONDITION_KEYS, getConditionPlugin, registeredConditionKeys } from './registry';
+import type { ConditionPlugin } from './plugin';
+import { conditionKeys, getConditionPlugin, isBuiltinConditionKey } from './registry';
 import type { Condition } from './types';
 
 /** User-visible messages of condition parsing. */
@@ -33,12 +34,10 @@ export const PARSE_MESSAGES = {
 
 type SchemaKey = keyof typeof CONDITION_SCHEMAS;
 
-/** Condition keys whose value names agents. */
-export type NamingKind = 'converged' | 'result_matches' | 'stuck' | 'text_mention';
-
 /** An agent name written in a condition item, with paths relative to that item. */
 export interface AgentMention {
-  kind: NamingKind;
+  /** The key of the condition that names it. */
+  kind: string;
   /** The name as compiled (trimmed). */
   agent: string;
   /** Where the name is: `[converged, agent]` (both forms), `[stuck, agent]`, `[text_mention, sources, i]`, … */
@@ -60,7 +59,7 @@ export interface ParsedCondition {
 /** A parse before its agent mentions are attached. */
 type Parsed = Omit<ParsedCondition, 'agents'>;
 
-const SIGNAL_CALL = /^\s*([a-z_][a-z0-9_]*)\s*\(\s*(.*?)\s*\)\s*$/;
+const CALL_FORM = /^\s*([a-z_][a-z0-9_]*)\s*\(\s*(.*?)\s*\)\s*$/;
 
 function isSchemaKey(key: string): key is SchemaKey {
   return Object.prototype.hasOwnProperty.call(CONDITION_SCHEMAS, key);
@@ -77,7 +76,7 @@ function fieldOf(v: unknown, field: string): unknown {
 
 /** The agents named under `key` in a leaf item's `value`, read as far as the value allows. */
 function leafMentions(key: string, value: unknown): AgentMention[] {
-  const one = (kind: NamingKind, agent: string | undefined): AgentMention[] =>
+  const one = (kind: string, agent: string | undefined): AgentMention[] =>
     agent === undefined ? [] : [{ kind, agent, path: [kind, 'agent'], item: [] }];
   switch (key) {
     case 'converged':
@@ -94,7 +93,18 @@ function leafMentions(key: string, value: unknown): AgentMention[] {
       });
     }
     default:
-      return [];
+      return pluginMentions(key, value);
+  }
+}
+
+/** The agents a plugin reads from a raw value; none when it has no `agents` hook or the hook throws. */
+function pluginMentions(key: string, value: unknown): AgentMention[] {
+  const plugin = getConditionPlugin(key);
+  if (!plugin?.agents) return [];
+  try {
+    return plugin.agents(value).map(({ agent, path }) => ({ kind: key, agent, path: [key, ...path], item: [] }));
+  } catch {
+    return [];
   }
 }
 
@@ -197,32 +207,52 @@ function parseKeyed(key: string, value: unknown): ParsedCondition {
   return { ...parseLeaf(key, value), agents: leafMentions(key, value) };
 }
 
+/**
+ * Parse a value with its plugin: its schema first (every issue, located under the key), then its
+ * `parse`. A built-in compiles to its params; a user's plugin to `{ kind: 'custom', key, params }`.
+ */
+function parseWithPlugin(key: string, plugin: ConditionPlugin<unknown>, value: unknown): Parsed {
+  let data = value;
+  if (plugin.schema) {
+    const checked = parseWithIssues(plugin.schema, value, [key]);
+    if (!checked.ok) return { issues: checked.issues };
+    data = checked.data;
+  }
+  let r: ReturnType<typeof plugin.parse>;
+  try {
+    r = plugin.parse(data);
+  } catch (e) {
+    r = { ok: false, message: (e as Error).message };
+  }
+  if (!r.ok) return { issues: [{ path: [key, ...(r.path ?? [])], message: r.message }] };
+  const condition = isBuiltinConditionKey(key) ? (r.params as Condition) : { kind: 'custom' as const, key, params: r.params };
+  return { condition, issues: [] };
+}
+
 function parseLeaf(key: string, value: unknown): Parsed {
+  const plugin = getConditionPlugin(key);
+  if (plugin) return parseWithPlugin(key, plugin, value);
   if (isSchemaKey(key)) {
     const r = parseWithIssues(CONDITION_SCHEMAS[key], value, [key]);
     return r.ok ? build(key, r.data) : { issues: r.issues };
   }
-  const plugin = getConditionPlugin(key);
-  if (plugin) {
-    let r: ReturnType<typeof plugin.parse>;
-    try {
-      r = plugin.parse(value);
-    } catch (e) {
-      r = { ok: false, message: (e as Error).message };
-    }
-    return r.ok
-      ? { condition: { kind: 'custom', key, params: r.params }, issues: [] }
-      : { issues: [{ path: [key], message: r.message }] };
-  }
-  const hint = didYouMean(key, [...BUILTIN_CONDITION_KEYS, ...registeredConditionKeys()]);
+  const hint = didYouMean(key, conditionKeys());
   return { issues: [{ path: [key], message: PARSE_MESSAGES.unknownKey(key, hint), at: 'key' }] };
 }
 
+/** The string form `key(value)` of a condition whose plugin allows it (`"signal_observed(done)"`); issues sit on the string. */
 function parseString(s: string): ParsedCondition {
-  const m = SIGNAL_CALL.exec(s);
-  if (!m || m[1] !== 'signal_observed') return { issues: [{ path: [], message: PARSE_MESSAGES.badString(s) }], agents: [] };
-  const r = parseWithIssues(CONDITION_SCHEMAS.signal_observed, m[2]);
-  return { ...(r.ok ? build('signal_observed', r.data) : { issues: r.issues.map((i) => ({ ...i, path: [] })) }), agents: [] };
+  const m = CALL_FORM.exec(s);
+  const plugin = m ? getConditionPlugin(m[1]) : undefined;
+  if (m && plugin?.callForm) {
+    const r = parseWithPlugin(m[1], plugin, m[2]);
+    return { ...r, issues: r.issues.map((i) => ({ ...i, path: [] })), agents: [] };
+  }
+  if (m && m[1] === 'signal_observed') {
+    const r = parseWithIssues(CONDITION_SCHEMAS.signal_observed, m[2]);
+    return { ...(r.ok ? build('signal_observed', r.data) : { issues: r.issues.map((i) => ({ ...i, path: [] })) }), agents: [] };
+  }
+  return { issues: [{ path: [], message: PARSE_MESSAGES.badString(s) }], agents: [] };
 }
 
 /** Parse one condition item: `{key: value}` with exactly one key, or `"signal_observed(type)"`. */

@@ -1,33 +1,22 @@
 /**
- * `registerCondition` (SPEC §4.6, §11.11): custom condition types usable from YAML. Unlike rolebox's
- * `registerTerminationParser`, a registered key is reachable from parsing through evaluation.
- * Plugin code must be pure (it runs in the workflow sandbox).
+ * The registry of condition plugins, keyed by their YAML key. The built-ins (`builtin/index.ts`)
+ * are registered when this module loads; `registerCondition` adds a user's, which is reachable
+ * from parsing through evaluation, and may not replace a built-in.
  */
-import type { TerminationView } from './view';
+import { BUILTIN_CONDITIONS } from './builtin';
+import type { ConditionPlugin } from './plugin';
+import type { LeafCondition } from './types';
 
-export interface ConditionPlugin<P = unknown> {
-  /** Validate the YAML value under the key; return the params or a message. */
-  parse(value: unknown): { ok: true; params: P } | { ok: false; message: string };
-  /** Whether the condition holds on the current view. Must be pure and deterministic. */
-  holds(params: P, view: TerminationView): boolean;
-  /** Stop reason reported when this condition ends the run. */
-  reason: string;
-  /** Priority (lower wins): 0 converged … 5 error. */
-  priority: number;
-  /** Status for the reason; default `completed`. */
-  status?: 'completed' | 'exhausted';
-  /** Short description for prompts and pictures, e.g. `2 approvals`. */
-  describe?(params: P): string;
-  /** What the user can do when this condition ended the run, printed after the CLI's final line. */
-  hint?: string;
-  /** The condition is a hard limit: it ends the run even while humans are awaited or the goal is paused. */
-  hard?: boolean;
-}
+export type { ConditionPlugin } from './plugin';
 
 const plugins = new Map<string, ConditionPlugin<any>>();
+const builtins = new Set<string>();
 
-/** Keys that belong to built-in conditions and may not be registered. */
-export const BUILTIN_CONDITION_KEYS = [
+/** The composite keys: the evaluator's own, not plugins. */
+export const COMPOSITE_KEYS = ['any_of', 'all_of'] as const;
+
+/** Built-in conditions not yet written as plugins; each goes when its condition moves into `builtin/`. */
+const UNMOVED_BUILTIN_KEYS: readonly string[] = [
   'max_iterations',
   'timeout_ms',
   'converged',
@@ -37,36 +26,58 @@ export const BUILTIN_CONDITION_KEYS = [
   'max_messages',
   'text_mention',
   'token_usage',
-  'any_of',
-  'all_of',
-] as const;
+];
+
+for (const [key, plugin] of Object.entries(BUILTIN_CONDITIONS)) {
+  plugins.set(key, plugin as ConditionPlugin<any>);
+  builtins.add(key);
+}
+
+/** Every built-in key, composites last: the keys users may not register. */
+export function builtinConditionKeys(): string[] {
+  return [...builtins, ...UNMOVED_BUILTIN_KEYS, ...COMPOSITE_KEYS];
+}
+
+/** Whether `key` is a built-in condition (a plugin of `builtin/` or a composite). */
+export function isBuiltinConditionKey(key: string): boolean {
+  return builtinConditionKeys().includes(key);
+}
 
 /** Register a custom condition type under `key` (must match `[a-z][a-z0-9_]*`, not a built-in). */
 export function registerCondition<P>(key: string, plugin: ConditionPlugin<P>): void {
   if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new Error(`registerCondition: invalid key "${key}"`);
-  if ((BUILTIN_CONDITION_KEYS as readonly string[]).includes(key)) {
+  if (isBuiltinConditionKey(key)) {
     throw new Error(`registerCondition: "${key}" is a built-in condition and cannot be replaced`);
   }
   plugins.set(key, plugin as ConditionPlugin<any>);
 }
 
-/** The registered plugin for `key`, if any. */
+/** The registered plugin for `key` (built-in or user's), if any. */
 export function getConditionPlugin(key: string): ConditionPlugin<unknown> | undefined {
   return plugins.get(key);
 }
 
-/** Registered custom keys (for "did you mean" hints). */
-export function registeredConditionKeys(): string[] {
-  return [...plugins.keys()];
+/** Every key a condition item may use: built-ins, then the user's (for "did you mean" hints). */
+export function conditionKeys(): string[] {
+  return [...builtinConditionKeys(), ...[...plugins.keys()].filter((k) => !builtins.has(k))];
 }
 
-/** The plugin whose stop reason is `reason`, if any (the first registered wins). */
+/**
+ * The key, plugin and params of a compiled leaf: a built-in's params are the compiled condition
+ * itself (`{ kind: 'stuck', repeats: 3 }`), a user's are the `params` of `{ kind: 'custom' }`.
+ */
+export function pluginOf(c: LeafCondition): { key: string; plugin?: ConditionPlugin<unknown>; params: unknown } {
+  const key = c.kind === 'custom' ? c.key : c.kind;
+  return { key, plugin: plugins.get(key), params: c.kind === 'custom' ? c.params : c };
+}
+
+/** The plugin whose stop reason is `reason`, if any (the first registered wins, so built-ins come first). */
 export function pluginForReason(reason: string): ConditionPlugin<unknown> | undefined {
   for (const plugin of plugins.values()) if (plugin.reason === reason) return plugin;
   return undefined;
 }
 
-/** Test helper: forget every registered condition. */
+/** Test helper: forget every condition a user registered; the built-ins stay. */
 export function clearRegisteredConditions(): void {
-  plugins.clear();
+  for (const key of [...plugins.keys()]) if (!builtins.has(key)) plugins.delete(key);
 }

@@ -6,8 +6,10 @@
  * event latches, what bounds the loops) and locates condition items for the validator. Pure.
  */
 import type { Path } from '../config/issues';
-import { normalizeResult } from '../waves/capture';
+import { needleOf } from '../waves/capture';
 import type { AgentMention, ParsedCondition } from './parse';
+import type { ConditionPlugin, JudgeTarget, LoopBound } from './plugin';
+import { pluginOf } from './registry';
 import type { Condition, Termination } from './types';
 import { verdictKey } from './view';
 
@@ -29,21 +31,30 @@ export function* allConditions(t: Termination, edges: readonly Guarded[] = []): 
   for (const root of roots) yield* flatten(root);
 }
 
+/** Ask a leaf's plugin; undefined for composites, keys nobody registered, and plugins without the hook. */
+function ask<T>(c: Condition, question: (plugin: ConditionPlugin<unknown>, params: unknown) => T | undefined): T | undefined {
+  if (c.kind === 'any_of' || c.kind === 'all_of') return undefined;
+  const { plugin, params } = pluginOf(c);
+  return plugin ? question(plugin, params) : undefined;
+}
+
 /** Key of a `text_mention` latch in `TerminationView.latches` (text plus sorted sources). */
 export function latchKey(c: TextMention): string {
   return `text_mention:${JSON.stringify([c.text, [...(c.sources ?? [])].sort()])}`;
 }
 
-/** The needle a text matcher looks for: normalized like the result, unless that would empty it. */
-export function needleOf(text: string): string {
-  return normalizeResult(text) || text;
+function latchOf(c: Condition): { key: string; fires: (agent: string, normalizedText: string) => boolean } | undefined {
+  if (c.kind === 'text_mention') return { key: latchKey(c), fires: (agent, text) => (!c.sources || c.sources.includes(agent)) && text.includes(needleOf(c.text)) };
+  return ask(c, (plugin, params) => {
+    const latch = plugin.latch;
+    return latch && { key: latch.key(params), fires: (agent, text) => latch.fires(params, agent, text) };
+  });
 }
 
 /**
- * Latch every `text_mention` (of the expression and the guards) that this agent result triggers:
- * the agent is one of its `sources` (any agent when none) and the normalized text contains it. Only
- * agent results come here, never the task text, so the task cannot end its own run. Returns
- * `latches` itself when nothing new latched, else a new object.
+ * Set every latch (of the expression and the guards) that this agent result fires. Only agent
+ * results come here, never the task text, so a task that quotes a stop word cannot end its own
+ * run. Returns `latches` itself when nothing new latched, else a new object.
  */
 export function updateLatches(
   t: Termination,
@@ -54,29 +65,29 @@ export function updateLatches(
 ): Record<string, true> {
   let next = latches;
   for (const c of allConditions(t, edges)) {
-    if (c.kind !== 'text_mention') continue;
-    const key = latchKey(c);
-    if (next[key]) continue;
-    if (c.sources && !c.sources.includes(agent)) continue;
-    if (!normalizedText.includes(needleOf(c.text))) continue;
-    next = { ...next, [key]: true };
+    const latch = latchOf(c);
+    if (!latch || next[latch.key] || !latch.fires(agent, normalizedText)) continue;
+    next = { ...next, [latch.key]: true };
   }
   return next;
 }
 
+function judgeTargetsOf(c: Condition): JudgeTarget[] {
+  if (c.kind === 'converged') return [c.criteria === undefined ? { agent: c.agent } : { agent: c.agent, criteria: c.criteria }];
+  return ask(c, (plugin, params) => plugin.judgeTargets?.(params)) ?? [];
+}
+
 /** The (agent, criteria) pairs to judge after an agent completes, deduplicated, guards included. */
-export function judgeTargets(
-  t: Termination,
-  edges: readonly Guarded[] = [],
-): Array<{ agent: string; criteria?: string }> {
+export function judgeTargets(t: Termination, edges: readonly Guarded[] = []): JudgeTarget[] {
   const seen = new Set<string>();
-  const out: Array<{ agent: string; criteria?: string }> = [];
+  const out: JudgeTarget[] = [];
   for (const c of allConditions(t, edges)) {
-    if (c.kind !== 'converged') continue;
-    const key = verdictKey(c.agent, c.criteria);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(c.criteria === undefined ? { agent: c.agent } : { agent: c.agent, criteria: c.criteria });
+    for (const target of judgeTargetsOf(c)) {
+      const key = verdictKey(target.agent, target.criteria);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(target);
+    }
   }
   return out;
 }
@@ -86,44 +97,68 @@ export function usesJudge(conditions: readonly Condition[]): boolean {
   return judgeTargets({ anyOf: [...conditions], allOf: [] }).length > 0;
 }
 
-/** How many recent hashes per agent the run state must keep: the largest `stuck.repeats`, at least 2 (`no_changes`). */
+/** Hashes per agent every view keeps, whatever the conditions: enough to tell a repeated result (plugins may rely on it). */
+export const MIN_HASH_WINDOW = 2;
+
+function hashWindowOf(c: Condition): number | undefined {
+  if (c.kind === 'stuck') return c.repeats;
+  return ask(c, (plugin, params) => plugin.hashWindow?.(params));
+}
+
+/** How many recent hashes per agent the run state must keep: the largest any condition asks for, at least {@link MIN_HASH_WINDOW}. */
 export function hashWindow(t: Termination, edges: readonly Guarded[] = []): number {
-  let n = 2;
-  for (const c of allConditions(t, edges)) if (c.kind === 'stuck') n = Math.max(n, c.repeats);
+  let n = MIN_HASH_WINDOW;
+  for (const c of allConditions(t, edges)) n = Math.max(n, hashWindowOf(c) ?? 0);
   return n;
+}
+
+function timerOf(c: Condition): number | undefined {
+  if (c.kind === 'timeout_ms') return c.ms;
+  return ask(c, (plugin, params) => plugin.timerMs?.(params));
 }
 
 /** The active round times (ms) at which a durable timer must fire, in list order. Guards are read, not timed. */
 export function timersMs(t: Termination): number[] {
-  return [...allConditions(t)].flatMap((c) => (c.kind === 'timeout_ms' ? [c.ms] : []));
+  return [...allConditions(t)].flatMap((c) => {
+    const ms = timerOf(c);
+    return ms === undefined ? [] : [ms];
+  });
 }
 
-/** The smallest timer of the expression; undefined when there is none. */
+/** The earliest timer of the expression; undefined when there is none. */
 export function timeoutMs(t: Termination): number | undefined {
   const timers = timersMs(t);
   return timers.length > 0 ? Math.min(...timers) : undefined;
 }
 
-/** Agents whose `score: N` a `score_gte` matcher reads (their prompt gets the score contract), deduplicated. */
+function scoreReadersOf(c: Condition): string[] {
+  if (c.kind === 'result_matches') return c.scoreGte !== undefined ? [c.agent] : [];
+  return ask(c, (plugin, params) => plugin.scoreReaders?.(params)) ?? [];
+}
+
+/** Agents whose results a condition reads a `score: N` from (their prompts ask for it), deduplicated. */
 export function scoreReaders(t: Termination, edges: readonly Guarded[] = []): string[] {
   const out: string[] = [];
-  for (const c of allConditions(t, edges)) {
-    if (c.kind === 'result_matches' && c.scoreGte !== undefined && !out.includes(c.agent)) out.push(c.agent);
-  }
+  for (const c of allConditions(t, edges)) for (const agent of scoreReadersOf(c)) if (!out.includes(agent)) out.push(agent);
   return out;
 }
 
-/** Whether a `regex` matcher reads any agent (then results keep their line structure for it). */
+function readsLinesOf(c: Condition): boolean {
+  if (c.kind === 'result_matches') return c.regex !== undefined;
+  return ask(c, (plugin, params) => plugin.readsLines?.(params)) === true;
+}
+
+/** Whether a condition reads results with their line structure (then the run keeps it). */
 export function readsLines(t: Termination, edges: readonly Guarded[] = []): boolean {
-  for (const c of allConditions(t, edges)) if (c.kind === 'result_matches' && c.regex !== undefined) return true;
+  for (const c of allConditions(t, edges)) if (readsLinesOf(c)) return true;
   return false;
 }
 
-/** The largest `max_iterations` among the conditions, nested ones included, if any. */
-export function largestMaxIterations(conditions: readonly Condition[]): number | undefined {
-  let best: number | undefined;
-  for (const c of conditions.flatMap(flatten)) if (c.kind === 'max_iterations') best = Math.max(best ?? 0, c.n);
-  return best;
+/** How a condition bounds loops, if it does. */
+export function loopBoundOf(c: Condition): LoopBound | undefined {
+  if (c.kind === 'max_iterations') return { kind: 'iterations', n: c.n };
+  if (c.kind === 'max_messages') return { kind: 'messages', n: c.n };
+  return ask(c, (plugin, params) => plugin.loopBound?.(params));
 }
 
 /** Leaves of `c` that make it hold by themselves (through any_of items and one-item all_of lists). */
@@ -134,12 +169,17 @@ function leavesThatEndAlone(c: Condition): Condition[] {
 }
 
 /**
- * The conditions that end the run by themselves when they hold: items of `any_of` (nested any_of
- * included) and the only item of a one-item `all_of`. A leaf beside other `all_of` items is not one
- * of them: it holds without stopping the run.
+ * The loop bounds of the expression's conditions (nested ones included, guards not), each with
+ * whether its condition ends the run by itself when it holds: an item of `any_of` (nested any_of
+ * included) or the only item of a one-item `all_of`. A leaf beside other `all_of` items does not:
+ * it holds without stopping the run.
  */
-export function conditionsThatEndAlone(t: Termination): Condition[] {
-  return [...t.anyOf.flatMap(leavesThatEndAlone), ...(t.allOf.length === 1 ? leavesThatEndAlone(t.allOf[0]) : [])];
+export function loopBounds(t: Termination): Array<{ bound: LoopBound; endsAlone: boolean }> {
+  const alone = new Set([...t.anyOf.flatMap(leavesThatEndAlone), ...(t.allOf.length === 1 ? leavesThatEndAlone(t.allOf[0]) : [])]);
+  return [...allConditions(t)].flatMap((c) => {
+    const bound = loopBoundOf(c);
+    return bound ? [{ bound, endsAlone: alone.has(c) }] : [];
+  });
 }
 
 /**

@@ -2,7 +2,7 @@
  * Short texts for pictures of the graph (SPEC §9 `troupe graph`): condition descriptions for
  * `when` guards, edge labels, loop-group titles. Pure.
  */
-import { getConditionPlugin } from '../conditions/registry';
+import { pluginOf } from '../conditions/registry';
 import type { Condition } from '../conditions/types';
 import type { CompiledGraph, Edge, LoopGroup } from './types';
 
@@ -58,13 +58,10 @@ export function describeGuard(c: Condition): string {
       return `(${c.items.map(describeGuard).join(' or ')})`;
     case 'all_of':
       return `(${c.items.map(describeGuard).join(' and ')})`;
-    case 'custom': {
-      const plugin = getConditionPlugin(c.key);
-      return plugin?.describe ? plugin.describe(c.params) : c.key;
-    }
     default: {
-      const never: never = c;
-      return String(never);
+      const { key, plugin, params } = pluginOf(c);
+      if (plugin?.label) return plugin.label(params);
+      return plugin?.describe ? plugin.describe(params) : key;
     }
   }
 }
