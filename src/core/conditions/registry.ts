@@ -1,16 +1,15 @@
 /**
- * The registry of condition plugins, keyed by their YAML key. The built-ins (`builtin/index.ts`)
- * are registered when this module loads; `registerCondition` adds a user's, which is reachable
- * from parsing through evaluation, and may not replace a built-in.
+ * The registry of condition plugins, keyed by their YAML key: what the parser, the evaluator, the
+ * walker and the reasons table ask. Loading it loads the built-ins (`builtin/index.ts`), which
+ * register themselves; `registerCondition` adds a user's plugin, reachable from parsing through
+ * evaluation, and may not replace a built-in.
  */
-import { BUILTIN_CONDITIONS } from './builtin';
+import './builtin';
 import type { ConditionPlugin } from './plugin';
+import { forgetUserPlugins, isBuiltinPlugin, storedPlugin, storedPlugins, storeUserPlugin } from './store';
 import type { LeafCondition } from './types';
 
 export type { ConditionPlugin } from './plugin';
-
-const plugins = new Map<string, ConditionPlugin<any>>();
-const builtins = new Set<string>();
 
 /** The composite keys: the evaluator's own, not plugins. */
 export const COMPOSITE_KEYS = ['any_of', 'all_of'] as const;
@@ -28,13 +27,9 @@ const UNMOVED_BUILTIN_KEYS: readonly string[] = [
   'token_usage',
 ];
 
-for (const [key, plugin] of Object.entries(BUILTIN_CONDITIONS)) {
-  plugins.set(key, plugin as ConditionPlugin<any>);
-  builtins.add(key);
-}
-
 /** Every built-in key, composites last: the keys users may not register. */
 export function builtinConditionKeys(): string[] {
+  const builtins = storedPlugins().flatMap(([key]) => (isBuiltinPlugin(key) ? [key] : []));
   return [...builtins, ...UNMOVED_BUILTIN_KEYS, ...COMPOSITE_KEYS];
 }
 
@@ -49,17 +44,17 @@ export function registerCondition<P>(key: string, plugin: ConditionPlugin<P>): v
   if (isBuiltinConditionKey(key)) {
     throw new Error(`registerCondition: "${key}" is a built-in condition and cannot be replaced`);
   }
-  plugins.set(key, plugin as ConditionPlugin<any>);
+  storeUserPlugin(key, plugin as ConditionPlugin<any>);
 }
 
 /** The registered plugin for `key` (built-in or user's), if any. */
 export function getConditionPlugin(key: string): ConditionPlugin<unknown> | undefined {
-  return plugins.get(key);
+  return storedPlugin(key);
 }
 
 /** Every key a condition item may use: built-ins, then the user's (for "did you mean" hints). */
 export function conditionKeys(): string[] {
-  return [...builtinConditionKeys(), ...[...plugins.keys()].filter((k) => !builtins.has(k))];
+  return [...builtinConditionKeys(), ...storedPlugins().flatMap(([key]) => (isBuiltinPlugin(key) ? [] : [key]))];
 }
 
 /**
@@ -68,16 +63,15 @@ export function conditionKeys(): string[] {
  */
 export function pluginOf(c: LeafCondition): { key: string; plugin?: ConditionPlugin<unknown>; params: unknown } {
   const key = c.kind === 'custom' ? c.key : c.kind;
-  return { key, plugin: plugins.get(key), params: c.kind === 'custom' ? c.params : c };
+  return { key, plugin: storedPlugin(key), params: c.kind === 'custom' ? c.params : c };
 }
 
 /** The plugin whose stop reason is `reason`, if any (the first registered wins, so built-ins come first). */
 export function pluginForReason(reason: string): ConditionPlugin<unknown> | undefined {
-  for (const plugin of plugins.values()) if (plugin.reason === reason) return plugin;
-  return undefined;
+  return storedPlugins().find(([, plugin]) => plugin.reason === reason)?.[1];
 }
 
 /** Test helper: forget every condition a user registered; the built-ins stay. */
 export function clearRegisteredConditions(): void {
-  for (const key of [...plugins.keys()]) if (!builtins.has(key)) plugins.delete(key);
+  forgetUserPlugins();
 }

@@ -5,10 +5,10 @@
  * `{ kind: 'custom', key, params }`; composites hold their items. These shapes never change, or
  * recorded histories would no longer replay.
  */
-import type { BUILTIN_CONDITIONS } from './builtin';
+import type * as builtin from './builtin';
 import type { ConditionPlugin } from './plugin';
 
-type Builtins = typeof BUILTIN_CONDITIONS;
+type Builtins = typeof builtin;
 type ParamsOf<T> = T extends ConditionPlugin<infer P> ? P : never;
 
 /** A compiled built-in leaf: what its plugin's `parse` returns. */

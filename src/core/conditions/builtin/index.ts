@@ -1,8 +1,7 @@
 /**
- * The built-in conditions, by YAML key: one line each, in the order "did you mean" hints and
- * listings use. Each is a plugin in its own file, with everything about it; `../registry.ts`
- * registers them like a user's plugins. A built-in's params are its compiled condition, whose
- * `kind` is its key.
+ * The built-in conditions: one line each, in the order "did you mean" hints list them. Each is a
+ * plugin in its own file, with everything about it, and registers itself under its key when
+ * loaded, as a user's plugin module does; `../registry.ts` loads this file before anything asks.
+ * A built-in's params are its compiled condition, whose `kind` is its key.
  */
-export const BUILTIN_CONDITIONS = {
-} as const;
+export {};
