@@ -70,9 +70,6 @@ function stuckAgent(c: Extract<Condition, { kind: 'stuck' }>, v: TerminationView
   return agents.find((a) => isStuck(v.hashes[a], c.repeats));
 }
 
-function loopAtCap(n: number, v: TerminationView): string | undefined {
-  return Object.keys(v.loopCounters).find((id) => v.loopCounters[id] >= n);
-}
 
 function tokenLimitHit(c: TokenUsage, v: TerminationView) {
   const checks = [
@@ -104,8 +101,6 @@ function pluginHolds(c: LeafCondition, v: TerminationView): boolean {
 /** Whether one condition (nested composites included) holds on the view. */
 export function conditionHolds(c: Condition, v: TerminationView): boolean {
   switch (c.kind) {
-    case 'max_iterations':
-      return loopAtCap(c.n, v) !== undefined;
     case 'timeout_ms':
       return v.roundActiveMs >= c.ms;
     case 'converged':
@@ -155,10 +150,6 @@ function pluginStop(c: LeafCondition, v: TerminationView): Stop {
 /** The stop a holding leaf condition reports. */
 function leafStop(c: LeafCondition, v: TerminationView): Stop {
   switch (c.kind) {
-    case 'max_iterations': {
-      const id = loopAtCap(c.n, v) as string;
-      return stop('max_iterations', REASON_TEXTS.maxIterations(id, v.loopCounters[id]));
-    }
     case 'timeout_ms':
       return stop('timeout', REASON_TEXTS.timeout(c.ms));
     case 'converged':

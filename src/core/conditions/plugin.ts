@@ -88,3 +88,24 @@ export interface ConditionPlugin<P = unknown> {
   /** How this condition bounds loops, for the derived loop cap. */
   loopBound?(params: P): LoopBound | undefined;
 }
+
+/**
+ * `schema` and `parse` of a plugin whose YAML value a zod schema checks: `build` receives the
+ * schema's typed output and returns the params.
+ */
+export function fromSchema<S extends z.ZodType, P>(
+  schema: S,
+  build: (data: z.output<S>) => P,
+): Pick<ConditionPlugin<P>, 'schema' | 'parse'> {
+  return { schema, parse: (data) => ({ ok: true, params: build(data as z.output<S>) }) };
+}
+
+/** A name as the schema would take it, trimmed; undefined for anything else (its type error is reported instead). */
+export function nameIn(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v.trim() : undefined;
+}
+
+/** A field of a raw YAML mapping; undefined when `v` is not one. */
+export function fieldOf(v: unknown, field: string): unknown {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[field] : undefined;
+}

@@ -21,7 +21,6 @@ function capitalize(s: string): string {
 
 /** `reasonText` of each stop, by reason. */
 export const REASON_TEXTS = {
-  maxIterations: (groupId: string, count: number) => `max_iterations: loop ${groupId} reached ${count}`,
   timeout: (ms: number) => `timeout: ${secondsText(ms)} of active time elapsed`,
   converged: (agent: string, judgeReason?: string) =>
     `converged: judge accepted ${agent}${judgeReason ? ` (${judgeReason})` : ''}`,
@@ -45,7 +44,6 @@ export const REASON_TEXTS = {
 
 /** Prompt descriptions of conditions (rolebox §1.15 plus troupe's own conditions). */
 export const DESCRIBE_TEXTS = {
-  maxIterations: (n: number) => `${n} iterations`,
   timeout: (ms: number) => `${promptDurationText(ms)} elapsed`,
   converged: (agent: string) => `${capitalize(agent)} approves`,
   resultMatches: (agent: string) => `${capitalize(agent)} result matches criteria`,

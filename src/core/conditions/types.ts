@@ -17,7 +17,6 @@ export type BuiltinCondition = { [K in keyof Builtins]: ParamsOf<Builtins[K]> }[
 /** One compiled condition. `custom` is a condition added with `registerCondition`. */
 export type Condition =
   | BuiltinCondition
-  | { kind: 'max_iterations'; n: number }
   | { kind: 'timeout_ms'; ms: number }
   | { kind: 'converged'; agent: string; criteria?: string }
   | {

@@ -18,7 +18,7 @@ const positiveInt = z.number().int().positive();
  * A loop cap (`collaboration.max_iterations`, the `max_iterations` condition): a whole number of
  * iterations, at least 1. rolebox clamped 0 and negatives to 0, which capped the first revisit.
  */
-const loopCap = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1));
+export const LoopCapSchema = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1));
 
 export const ModelSchema = z.strictObject({
   name: z.string().min(1).optional(),
@@ -61,7 +61,6 @@ export const EdgeSchema = z.union([z.string(), EdgeObjectSchema]);
  * exactly one of these keys (or the string `signal_observed(type)`); `any_of`/`all_of` nest.
  */
 export const CONDITION_SCHEMAS = {
-  max_iterations: loopCap,
   timeout_ms: positiveInt,
   converged: z.union([
     z.string().min(1),
@@ -124,7 +123,7 @@ export const CollaborationSchema = z.strictObject({
   topology: z.string().min(1).optional(),
   agents: z.array(z.string().min(1)).optional(),
   flow: z.array(EdgeSchema).optional(),
-  max_iterations: loopCap.optional(),
+  max_iterations: LoopCapSchema.optional(),
   context: z.enum(['inbox', 'thread']).optional(),
   termination: TerminationSchema.optional(),
 });

@@ -23,8 +23,6 @@ function duration(ms: number): string {
 /** A one-line description of a condition for pictures, with matcher details (`critic score ≥ 85`); prompts use `conditions/describe.ts`. */
 export function describeGuard(c: Condition): string {
   switch (c.kind) {
-    case 'max_iterations':
-      return `${c.n} iterations`;
     case 'timeout_ms':
       return `${duration(c.ms)} elapsed`;
     case 'converged':

@@ -4,4 +4,4 @@
  * loaded, as a user's plugin module does; `../registry.ts` loads this file before anything asks.
  * A built-in's params are its compiled condition, whose `kind` is its key.
  */
-export {};
+export * from './max-iterations';
