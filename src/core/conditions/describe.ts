@@ -10,8 +10,6 @@ import type { Condition, Termination } from './types';
 /** Short description of one condition for prompts. */
 export function describeCondition(c: Condition): string {
   switch (c.kind) {
-    case 'timeout_ms':
-      return DESCRIBE_TEXTS.timeout(c.ms);
     case 'converged':
       return DESCRIBE_TEXTS.converged(c.agent);
     case 'result_matches':

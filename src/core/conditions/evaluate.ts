@@ -101,8 +101,6 @@ function pluginHolds(c: LeafCondition, v: TerminationView): boolean {
 /** Whether one condition (nested composites included) holds on the view. */
 export function conditionHolds(c: Condition, v: TerminationView): boolean {
   switch (c.kind) {
-    case 'timeout_ms':
-      return v.roundActiveMs >= c.ms;
     case 'converged':
       return convergedVerdict(c, v) !== undefined;
     case 'result_matches':
@@ -150,8 +148,6 @@ function pluginStop(c: LeafCondition, v: TerminationView): Stop {
 /** The stop a holding leaf condition reports. */
 function leafStop(c: LeafCondition, v: TerminationView): Stop {
   switch (c.kind) {
-    case 'timeout_ms':
-      return stop('timeout', REASON_TEXTS.timeout(c.ms));
     case 'converged':
       return stop('converged', REASON_TEXTS.converged(c.agent, convergedVerdict(c, v)?.reason));
     case 'result_matches':

@@ -133,8 +133,6 @@ function regexIssues(m: { regex?: string; flags?: string }): PathIssue[] {
 
 function build<K extends SchemaKey>(key: K, data: unknown): Parsed {
   switch (key) {
-    case 'timeout_ms':
-      return { condition: { kind: 'timeout_ms', ms: data as number }, issues: [] };
     case 'converged': {
       const d = data as string | { agent: string; criteria?: string };
       const c: Condition =

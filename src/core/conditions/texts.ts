@@ -3,17 +3,7 @@
  * tests pin them and the evaluator, prompts and CLI agree.
  */
 
-/** Duration for reason texts: `120s`, `1.5s`, `0.5s`. */
-export function secondsText(ms: number): string {
-  return `${ms / 1000}s`;
-}
 
-/** Duration for prompts, as rolebox's prompt builder: `1min`, `30s`, `500ms` (rounded). */
-export function promptDurationText(ms: number): string {
-  if (ms >= 60_000) return `${Math.round(ms / 60_000)}min`;
-  if (ms >= 1_000) return `${Math.round(ms / 1_000)}s`;
-  return `${Math.round(ms)}ms`;
-}
 
 function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
@@ -21,7 +11,6 @@ function capitalize(s: string): string {
 
 /** `reasonText` of each stop, by reason. */
 export const REASON_TEXTS = {
-  timeout: (ms: number) => `timeout: ${secondsText(ms)} of active time elapsed`,
   converged: (agent: string, judgeReason?: string) =>
     `converged: judge accepted ${agent}${judgeReason ? ` (${judgeReason})` : ''}`,
   resultMatch: (agent: string, parts: string[]) => `result_match: ${agent} ${parts.join(' and ')}`,
@@ -44,7 +33,6 @@ export const REASON_TEXTS = {
 
 /** Prompt descriptions of conditions (rolebox §1.15 plus troupe's own conditions). */
 export const DESCRIBE_TEXTS = {
-  timeout: (ms: number) => `${promptDurationText(ms)} elapsed`,
   converged: (agent: string) => `${capitalize(agent)} approves`,
   resultMatches: (agent: string) => `${capitalize(agent)} result matches criteria`,
   stuck: (repeats: number) => `${repeats} repeated identical results`,

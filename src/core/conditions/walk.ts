@@ -113,7 +113,6 @@ export function hashWindow(t: Termination, edges: readonly Guarded[] = []): numb
 }
 
 function timerOf(c: Condition): number | undefined {
-  if (c.kind === 'timeout_ms') return c.ms;
   return ask(c, (plugin, params) => plugin.timerMs?.(params));
 }
 

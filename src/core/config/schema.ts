@@ -61,7 +61,6 @@ export const EdgeSchema = z.union([z.string(), EdgeObjectSchema]);
  * exactly one of these keys (or the string `signal_observed(type)`); `any_of`/`all_of` nest.
  */
 export const CONDITION_SCHEMAS = {
-  timeout_ms: positiveInt,
   converged: z.union([
     z.string().min(1),
     z.strictObject({ agent: z.string().min(1), criteria: z.string().min(1).optional() }),

@@ -73,7 +73,6 @@ const UNMOVED_CONDITION_REASONS: Readonly<Record<string, ReasonInfo & { hard?: b
   stuck: { status: 'exhausted', priority: 2, hint: 'an agent kept returning the same result; revise its instructions or raise stuck.repeats' },
   max_messages: { status: 'exhausted', priority: 3, hint: 'raise the max_messages condition to allow more agent results' },
   token_usage: { status: 'exhausted', priority: 3, hint: 'raise the token_usage condition limits' },
-  timeout: { status: 'exhausted', priority: 4, hint: 'raise the timeout_ms condition to allow more time', hard: true },
 };
 
 /** A stop reason: one of {@link RUN_REASONS}, or a condition plugin's `reason`. */

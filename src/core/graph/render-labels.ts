@@ -14,17 +14,10 @@ export const RENDER_TEXT = {
   loopTitle: (g: LoopGroup, cap: number) => `loop ${g.id} · cap ${cap}`,
 } as const;
 
-function duration(ms: number): string {
-  if (ms >= 60_000) return `${+(ms / 60_000).toFixed(1)}min`;
-  if (ms >= 1_000) return `${+(ms / 1_000).toFixed(1)}s`;
-  return `${Math.round(ms)}ms`;
-}
 
 /** A one-line description of a condition for pictures, with matcher details (`critic score ≥ 85`); prompts use `conditions/describe.ts`. */
 export function describeGuard(c: Condition): string {
   switch (c.kind) {
-    case 'timeout_ms':
-      return `${duration(c.ms)} elapsed`;
     case 'converged':
       return `${c.agent} converged`;
     case 'result_matches': {

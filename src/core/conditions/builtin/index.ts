@@ -5,3 +5,4 @@
  * A built-in's params are its compiled condition, whose `kind` is its key.
  */
 export * from './max-iterations';
+export * from './timeout-ms';
