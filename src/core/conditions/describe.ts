@@ -10,8 +10,6 @@ import type { Condition, Termination } from './types';
 /** Short description of one condition for prompts. */
 export function describeCondition(c: Condition): string {
   switch (c.kind) {
-    case 'converged':
-      return DESCRIBE_TEXTS.converged(c.agent);
     case 'result_matches':
       return DESCRIBE_TEXTS.resultMatches(c.agent);
     case 'stuck':

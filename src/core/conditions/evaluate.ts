@@ -10,7 +10,7 @@ import { pluginOf } from './registry';
 import { latchKey } from './walk';
 import { REASON_TEXTS } from './texts';
 import type { Condition, LeafCondition, Termination } from './types';
-import { verdictKey, type TerminationView } from './view';
+import type { TerminationView } from './view';
 
 /** A decision to stop the round, with the reason the user sees. */
 export interface Stop {
@@ -81,11 +81,6 @@ function tokenLimitHit(c: TokenUsage, v: TerminationView) {
   return hit ? { kind: hit[0], used: hit[1], limit: hit[2] as number } : undefined;
 }
 
-function convergedVerdict(c: Extract<Condition, { kind: 'converged' }>, v: TerminationView) {
-  const verdict = v.verdicts[verdictKey(c.agent, c.criteria)];
-  const latest = v.latest[c.agent];
-  return verdict && verdict.converged && latest && verdict.hash === latest.hash ? verdict : undefined;
-}
 
 /** Whether a leaf's plugin says it holds; an unregistered key (a worker without the user's plugin module) or a plugin that throws does not. */
 function pluginHolds(c: LeafCondition, v: TerminationView): boolean {
@@ -101,8 +96,6 @@ function pluginHolds(c: LeafCondition, v: TerminationView): boolean {
 /** Whether one condition (nested composites included) holds on the view. */
 export function conditionHolds(c: Condition, v: TerminationView): boolean {
   switch (c.kind) {
-    case 'converged':
-      return convergedVerdict(c, v) !== undefined;
     case 'result_matches':
       return matchResult(c, v) !== null;
     case 'stuck':
@@ -148,8 +141,6 @@ function pluginStop(c: LeafCondition, v: TerminationView): Stop {
 /** The stop a holding leaf condition reports. */
 function leafStop(c: LeafCondition, v: TerminationView): Stop {
   switch (c.kind) {
-    case 'converged':
-      return stop('converged', REASON_TEXTS.converged(c.agent, convergedVerdict(c, v)?.reason));
     case 'result_matches':
       return stop('result_match', REASON_TEXTS.resultMatch(c.agent, matchResult(c, v) ?? []));
     case 'stuck':

@@ -79,8 +79,6 @@ function leafMentions(key: string, value: unknown): AgentMention[] {
   const one = (kind: string, agent: string | undefined): AgentMention[] =>
     agent === undefined ? [] : [{ kind, agent, path: [kind, 'agent'], item: [] }];
   switch (key) {
-    case 'converged':
-      return one('converged', nameIn(value) ?? nameIn(fieldOf(value, 'agent')));
     case 'result_matches':
     case 'stuck':
       return one(key, nameIn(fieldOf(value, 'agent')));
@@ -133,14 +131,6 @@ function regexIssues(m: { regex?: string; flags?: string }): PathIssue[] {
 
 function build<K extends SchemaKey>(key: K, data: unknown): Parsed {
   switch (key) {
-    case 'converged': {
-      const d = data as string | { agent: string; criteria?: string };
-      const c: Condition =
-        typeof d === 'string'
-          ? { kind: 'converged', agent: d.trim() }
-          : { kind: 'converged', agent: d.agent.trim(), ...(d.criteria !== undefined && { criteria: d.criteria }) };
-      return { condition: c, issues: [] };
-    }
     case 'result_matches': {
       const d = data as { agent: string; contains?: string; regex?: string; flags?: string; score_gte?: number; no_changes?: boolean };
       const issues = regexIssues(d);

@@ -5,14 +5,13 @@
 
 
 
-function capitalize(s: string): string {
+/** `critic` → `Critic`, for prompt descriptions. */
+export function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 /** `reasonText` of each stop, by reason. */
 export const REASON_TEXTS = {
-  converged: (agent: string, judgeReason?: string) =>
-    `converged: judge accepted ${agent}${judgeReason ? ` (${judgeReason})` : ''}`,
   resultMatch: (agent: string, parts: string[]) => `result_match: ${agent} ${parts.join(' and ')}`,
   matchContains: (needle: string) => `contains ${JSON.stringify(needle)}`,
   matchRegex: (source: string, flags: string) => `matches /${source}/${flags}`,
@@ -33,7 +32,6 @@ export const REASON_TEXTS = {
 
 /** Prompt descriptions of conditions (rolebox §1.15 plus troupe's own conditions). */
 export const DESCRIBE_TEXTS = {
-  converged: (agent: string) => `${capitalize(agent)} approves`,
   resultMatches: (agent: string) => `${capitalize(agent)} result matches criteria`,
   stuck: (repeats: number) => `${repeats} repeated identical results`,
   signal: (type: string) => `signal ${JSON.stringify(type)} observed`,

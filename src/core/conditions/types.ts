@@ -17,7 +17,6 @@ export type BuiltinCondition = { [K in keyof Builtins]: ParamsOf<Builtins[K]> }[
 /** One compiled condition. `custom` is a condition added with `registerCondition`. */
 export type Condition =
   | BuiltinCondition
-  | { kind: 'converged'; agent: string; criteria?: string }
   | {
       kind: 'result_matches';
       agent: string;

@@ -73,7 +73,6 @@ export function updateLatches(
 }
 
 function judgeTargetsOf(c: Condition): JudgeTarget[] {
-  if (c.kind === 'converged') return [c.criteria === undefined ? { agent: c.agent } : { agent: c.agent, criteria: c.criteria }];
   return ask(c, (plugin, params) => plugin.judgeTargets?.(params)) ?? [];
 }
 

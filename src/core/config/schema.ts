@@ -61,10 +61,6 @@ export const EdgeSchema = z.union([z.string(), EdgeObjectSchema]);
  * exactly one of these keys (or the string `signal_observed(type)`); `any_of`/`all_of` nest.
  */
 export const CONDITION_SCHEMAS = {
-  converged: z.union([
-    z.string().min(1),
-    z.strictObject({ agent: z.string().min(1), criteria: z.string().min(1).optional() }),
-  ]),
   result_matches: z
     .strictObject({
       agent: z.string().min(1),

@@ -66,7 +66,6 @@ export const RUN_REASONS = {
  * awaited or the goal is paused.
  */
 const UNMOVED_CONDITION_REASONS: Readonly<Record<string, ReasonInfo & { hard?: boolean }>> = {
-  converged: { status: 'completed', priority: 0 },
   result_match: { status: 'completed', priority: 1 },
   text_mention: { status: 'completed', priority: 1 },
   signal: { status: 'completed', priority: 1 },

@@ -18,8 +18,6 @@ export const RENDER_TEXT = {
 /** A one-line description of a condition for pictures, with matcher details (`critic score ≥ 85`); prompts use `conditions/describe.ts`. */
 export function describeGuard(c: Condition): string {
   switch (c.kind) {
-    case 'converged':
-      return `${c.agent} converged`;
     case 'result_matches': {
       const parts = [
         c.contains !== undefined ? `contains "${c.contains}"` : '',

@@ -6,3 +6,4 @@
  */
 export * from './max-iterations';
 export * from './timeout-ms';
+export * from './converged';
