@@ -10,8 +10,6 @@ import type { Condition, Termination } from './types';
 /** Short description of one condition for prompts. */
 export function describeCondition(c: Condition): string {
   switch (c.kind) {
-    case 'result_matches':
-      return DESCRIBE_TEXTS.resultMatches(c.agent);
     case 'stuck':
       return DESCRIBE_TEXTS.stuck(c.repeats);
     case 'signal_observed':

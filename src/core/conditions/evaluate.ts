@@ -4,7 +4,7 @@
  * at the same evaluation), leaves by their plugins. One rule everywhere: the round stops when the
  * non-empty `anyOf` holds OR the non-empty `allOf` holds. Pure.
  */
-import { extractScore, needleOf } from '../waves/capture';
+import { needleOf } from '../waves/capture';
 import { DEFAULT_PRIORITY, priorityOf, statusForReason, type StopReason } from '../ending/reasons';
 import { pluginOf } from './registry';
 import { latchKey } from './walk';
@@ -21,42 +21,7 @@ export interface Stop {
   status: 'completed' | 'exhausted';
 }
 
-type ResultMatches = Extract<Condition, { kind: 'result_matches' }>;
 type TokenUsage = Extract<Condition, { kind: 'token_usage' }>;
-
-/** The reason-text parts of a `result_matches` whose every given matcher holds, else null. */
-function matchResult(c: ResultMatches, v: TerminationView): string[] | null {
-  const latest = v.latest[c.agent];
-  if (!latest) return null;
-  const parts: string[] = [];
-  if (c.contains !== undefined) {
-    if (!latest.text.includes(needleOf(c.contains))) return null;
-    parts.push(REASON_TEXTS.matchContains(c.contains));
-  }
-  if (c.regex !== undefined) {
-    let re: RegExp;
-    try {
-      re = new RegExp(c.regex, c.flags ?? '');
-    } catch {
-      return null;
-    }
-    if (!re.test(latest.lines ?? latest.text)) return null;
-    parts.push(REASON_TEXTS.matchRegex(c.regex, c.flags ?? ''));
-  }
-  if (c.scoreGte !== undefined) {
-    const score = extractScore(latest.text);
-    if (score === null || score < c.scoreGte) return null;
-    parts.push(REASON_TEXTS.matchScore(score, c.scoreGte));
-  }
-  if (c.noChanges !== undefined) {
-    const hashes = v.hashes[c.agent] ?? [];
-    if (hashes.length < 2) return null;
-    const same = hashes[hashes.length - 1] === hashes[hashes.length - 2];
-    if (same !== c.noChanges) return null;
-    parts.push(c.noChanges ? REASON_TEXTS.matchUnchanged() : REASON_TEXTS.matchChanged());
-  }
-  return parts.length > 0 ? parts : null;
-}
 
 /** Whether the last `repeats` hashes of `agent` are all equal. */
 function isStuck(hashes: readonly string[] | undefined, repeats: number): boolean {
@@ -96,8 +61,6 @@ function pluginHolds(c: LeafCondition, v: TerminationView): boolean {
 /** Whether one condition (nested composites included) holds on the view. */
 export function conditionHolds(c: Condition, v: TerminationView): boolean {
   switch (c.kind) {
-    case 'result_matches':
-      return matchResult(c, v) !== null;
     case 'stuck':
       return stuckAgent(c, v) !== undefined;
     case 'signal_observed':
@@ -141,8 +104,6 @@ function pluginStop(c: LeafCondition, v: TerminationView): Stop {
 /** The stop a holding leaf condition reports. */
 function leafStop(c: LeafCondition, v: TerminationView): Stop {
   switch (c.kind) {
-    case 'result_matches':
-      return stop('result_match', REASON_TEXTS.resultMatch(c.agent, matchResult(c, v) ?? []));
     case 'stuck':
       return stop('stuck', REASON_TEXTS.stuck(stuckAgent(c, v) as string, c.repeats));
     case 'signal_observed':

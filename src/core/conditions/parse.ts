@@ -26,9 +26,6 @@ export const PARSE_MESSAGES = {
   unknownKey: (key: string, hint: string) => `unknown condition "${key}"${hint}`,
   notAList: (got: string) => `expected array, got ${got}`,
   emptyList: 'must list at least one condition',
-  invalidRegex: (source: string, why: string) => `invalid regex "${source}": ${why}`,
-  repeatedFlag: (flags: string) => `flags "${flags}" repeat a letter`,
-  flagsWithoutRegex: 'flags apply only to regex; add a regex or remove flags',
   pluginFailed: (key: string, why: string) => `${key}: ${why}`,
 } as const;
 
@@ -79,7 +76,6 @@ function leafMentions(key: string, value: unknown): AgentMention[] {
   const one = (kind: string, agent: string | undefined): AgentMention[] =>
     agent === undefined ? [] : [{ kind, agent, path: [kind, 'agent'], item: [] }];
   switch (key) {
-    case 'result_matches':
     case 'stuck':
       return one(key, nameIn(fieldOf(value, 'agent')));
     case 'text_mention': {
@@ -116,36 +112,8 @@ function mentionsUnder(key: string, value: unknown): AgentMention[] {
   return leafMentions(key, value);
 }
 
-function regexIssues(m: { regex?: string; flags?: string }): PathIssue[] {
-  if (m.regex === undefined) return m.flags ? [{ path: ['result_matches', 'flags'], message: PARSE_MESSAGES.flagsWithoutRegex }] : [];
-  const flags = m.flags ?? '';
-  if (new Set(flags).size !== flags.length) return [{ path: ['result_matches', 'flags'], message: PARSE_MESSAGES.repeatedFlag(flags) }];
-  try {
-    new RegExp(m.regex, flags);
-    return [];
-  } catch (e) {
-    const why = (e as Error).message.replace(/^.*: /, '');
-    return [{ path: ['result_matches', 'regex'], message: PARSE_MESSAGES.invalidRegex(m.regex, why) }];
-  }
-}
-
 function build<K extends SchemaKey>(key: K, data: unknown): Parsed {
   switch (key) {
-    case 'result_matches': {
-      const d = data as { agent: string; contains?: string; regex?: string; flags?: string; score_gte?: number; no_changes?: boolean };
-      const issues = regexIssues(d);
-      if (issues.length) return { issues };
-      const c: Condition = {
-        kind: 'result_matches',
-        agent: d.agent.trim(),
-        ...(d.contains !== undefined && { contains: d.contains }),
-        ...(d.regex !== undefined && { regex: d.regex }),
-        ...(d.flags !== undefined && { flags: d.flags }),
-        ...(d.score_gte !== undefined && { scoreGte: d.score_gte }),
-        ...(d.no_changes !== undefined && { noChanges: d.no_changes }),
-      };
-      return { condition: c, issues: [] };
-    }
     case 'stuck': {
       const d = data as { repeats: number; agent?: string };
       return { condition: { kind: 'stuck', repeats: d.repeats, ...(d.agent !== undefined && { agent: d.agent.trim() }) }, issues: [] };

@@ -76,7 +76,7 @@ export interface ConditionPlugin<P = unknown> {
   /** Judgements the run must ask the judge for after each result of these agents. */
   judgeTargets?(params: P): JudgeTarget[];
   /** How many recent result hashes per agent the view must keep for this condition. */
-  hashWindow?(params: P): number;
+  hashWindow?(params: P): number | undefined;
   /** Active round time (ms) at which a durable timer re-evaluates the termination expression mid-wave. */
   timerMs?(params: P): number | undefined;
   /** Agents that must end their results with `score: N` (their prompts say so). */

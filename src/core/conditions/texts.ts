@@ -12,12 +12,6 @@ export function capitalize(s: string): string {
 
 /** `reasonText` of each stop, by reason. */
 export const REASON_TEXTS = {
-  resultMatch: (agent: string, parts: string[]) => `result_match: ${agent} ${parts.join(' and ')}`,
-  matchContains: (needle: string) => `contains ${JSON.stringify(needle)}`,
-  matchRegex: (source: string, flags: string) => `matches /${source}/${flags}`,
-  matchScore: (score: number, min: number) => `score ${score} >= ${min}`,
-  matchUnchanged: () => 'repeated its previous result',
-  matchChanged: () => 'changed its previous result',
   stuck: (agent: string, repeats: number) => `stuck: ${agent} repeated the same result ${repeats} times`,
   signal: (type: string) => `signal: received ${JSON.stringify(type)}`,
   maxMessages: (count: number, n: number) => `max_messages: ${count} agent results >= ${n}`,
@@ -32,7 +26,6 @@ export const REASON_TEXTS = {
 
 /** Prompt descriptions of conditions (rolebox §1.15 plus troupe's own conditions). */
 export const DESCRIBE_TEXTS = {
-  resultMatches: (agent: string) => `${capitalize(agent)} result matches criteria`,
   stuck: (repeats: number) => `${repeats} repeated identical results`,
   signal: (type: string) => `signal ${JSON.stringify(type)} observed`,
   maxMessages: (n: number) => `${n} messages`,

@@ -130,7 +130,6 @@ export function timeoutMs(t: Termination): number | undefined {
 }
 
 function scoreReadersOf(c: Condition): string[] {
-  if (c.kind === 'result_matches') return c.scoreGte !== undefined ? [c.agent] : [];
   return ask(c, (plugin, params) => plugin.scoreReaders?.(params)) ?? [];
 }
 
@@ -142,7 +141,6 @@ export function scoreReaders(t: Termination, edges: readonly Guarded[] = []): st
 }
 
 function readsLinesOf(c: Condition): boolean {
-  if (c.kind === 'result_matches') return c.regex !== undefined;
   return ask(c, (plugin, params) => plugin.readsLines?.(params)) === true;
 }
 

@@ -61,26 +61,6 @@ export const EdgeSchema = z.union([z.string(), EdgeObjectSchema]);
  * exactly one of these keys (or the string `signal_observed(type)`); `any_of`/`all_of` nest.
  */
 export const CONDITION_SCHEMAS = {
-  result_matches: z
-    .strictObject({
-      agent: z.string().min(1),
-      contains: z.string().min(1).optional(),
-      regex: z.string().min(1).optional(),
-      flags: z
-        .string()
-        .regex(/^[imsu]*$/, M.regexFlags)
-        .optional(),
-      score_gte: z.number().optional(),
-      no_changes: z.boolean().optional(),
-    })
-    .refine(
-      (m) =>
-        m.contains !== undefined ||
-        m.regex !== undefined ||
-        m.score_gte !== undefined ||
-        m.no_changes !== undefined,
-      { message: M.resultMatchesNeedsMatcher },
-    ),
   stuck: z.strictObject({
     repeats: z.number().int(M.integerAtLeast(2)).min(2, M.integerAtLeast(2)),
     agent: z.string().min(1).optional(),

@@ -66,7 +66,6 @@ export const RUN_REASONS = {
  * awaited or the goal is paused.
  */
 const UNMOVED_CONDITION_REASONS: Readonly<Record<string, ReasonInfo & { hard?: boolean }>> = {
-  result_match: { status: 'completed', priority: 1 },
   text_mention: { status: 'completed', priority: 1 },
   signal: { status: 'completed', priority: 1 },
   stuck: { status: 'exhausted', priority: 2, hint: 'an agent kept returning the same result; revise its instructions or raise stuck.repeats' },

@@ -18,15 +18,6 @@ export const RENDER_TEXT = {
 /** A one-line description of a condition for pictures, with matcher details (`critic score ≥ 85`); prompts use `conditions/describe.ts`. */
 export function describeGuard(c: Condition): string {
   switch (c.kind) {
-    case 'result_matches': {
-      const parts = [
-        c.contains !== undefined ? `contains "${c.contains}"` : '',
-        c.regex !== undefined ? `matches /${c.regex}/${c.flags ?? ''}` : '',
-        c.scoreGte !== undefined ? `score ≥ ${c.scoreGte}` : '',
-        c.noChanges ? 'unchanged' : '',
-      ].filter(Boolean);
-      return `${c.agent} ${parts.join(' and ')}`;
-    }
     case 'stuck':
       return `${c.repeats} identical results${c.agent ? ` from ${c.agent}` : ''}`;
     case 'signal_observed':
