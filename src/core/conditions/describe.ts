@@ -10,8 +10,6 @@ import type { Condition, Termination } from './types';
 /** Short description of one condition for prompts. */
 export function describeCondition(c: Condition): string {
   switch (c.kind) {
-    case 'stuck':
-      return DESCRIBE_TEXTS.stuck(c.repeats);
     case 'signal_observed':
       return DESCRIBE_TEXTS.signal(c.type);
     case 'max_messages':

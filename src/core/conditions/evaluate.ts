@@ -23,18 +23,6 @@ export interface Stop {
 
 type TokenUsage = Extract<Condition, { kind: 'token_usage' }>;
 
-/** Whether the last `repeats` hashes of `agent` are all equal. */
-function isStuck(hashes: readonly string[] | undefined, repeats: number): boolean {
-  if (!hashes || hashes.length < repeats) return false;
-  const tail = hashes.slice(hashes.length - repeats);
-  return tail.every((h) => h === tail[0]);
-}
-
-function stuckAgent(c: Extract<Condition, { kind: 'stuck' }>, v: TerminationView): string | undefined {
-  const agents = c.agent !== undefined ? [c.agent] : Object.keys(v.hashes);
-  return agents.find((a) => isStuck(v.hashes[a], c.repeats));
-}
-
 
 function tokenLimitHit(c: TokenUsage, v: TerminationView) {
   const checks = [
@@ -61,8 +49,6 @@ function pluginHolds(c: LeafCondition, v: TerminationView): boolean {
 /** Whether one condition (nested composites included) holds on the view. */
 export function conditionHolds(c: Condition, v: TerminationView): boolean {
   switch (c.kind) {
-    case 'stuck':
-      return stuckAgent(c, v) !== undefined;
     case 'signal_observed':
       return v.signals.includes(c.type);
     case 'max_messages':
@@ -104,8 +90,6 @@ function pluginStop(c: LeafCondition, v: TerminationView): Stop {
 /** The stop a holding leaf condition reports. */
 function leafStop(c: LeafCondition, v: TerminationView): Stop {
   switch (c.kind) {
-    case 'stuck':
-      return stop('stuck', REASON_TEXTS.stuck(stuckAgent(c, v) as string, c.repeats));
     case 'signal_observed':
       return stop('signal', REASON_TEXTS.signal(c.type));
     case 'max_messages':

@@ -73,11 +73,7 @@ function fieldOf(v: unknown, field: string): unknown {
 
 /** The agents named under `key` in a leaf item's `value`, read as far as the value allows. */
 function leafMentions(key: string, value: unknown): AgentMention[] {
-  const one = (kind: string, agent: string | undefined): AgentMention[] =>
-    agent === undefined ? [] : [{ kind, agent, path: [kind, 'agent'], item: [] }];
   switch (key) {
-    case 'stuck':
-      return one(key, nameIn(fieldOf(value, 'agent')));
     case 'text_mention': {
       const sources = fieldOf(value, 'sources');
       if (!Array.isArray(sources)) return [];
@@ -114,10 +110,6 @@ function mentionsUnder(key: string, value: unknown): AgentMention[] {
 
 function build<K extends SchemaKey>(key: K, data: unknown): Parsed {
   switch (key) {
-    case 'stuck': {
-      const d = data as { repeats: number; agent?: string };
-      return { condition: { kind: 'stuck', repeats: d.repeats, ...(d.agent !== undefined && { agent: d.agent.trim() }) }, issues: [] };
-    }
     case 'signal_observed':
       return { condition: { kind: 'signal_observed', type: data as string }, issues: [] };
     case 'max_messages':

@@ -100,7 +100,6 @@ export function usesJudge(conditions: readonly Condition[]): boolean {
 export const MIN_HASH_WINDOW = 2;
 
 function hashWindowOf(c: Condition): number | undefined {
-  if (c.kind === 'stuck') return c.repeats;
   return ask(c, (plugin, params) => plugin.hashWindow?.(params));
 }
 

@@ -68,7 +68,6 @@ export const RUN_REASONS = {
 const UNMOVED_CONDITION_REASONS: Readonly<Record<string, ReasonInfo & { hard?: boolean }>> = {
   text_mention: { status: 'completed', priority: 1 },
   signal: { status: 'completed', priority: 1 },
-  stuck: { status: 'exhausted', priority: 2, hint: 'an agent kept returning the same result; revise its instructions or raise stuck.repeats' },
   max_messages: { status: 'exhausted', priority: 3, hint: 'raise the max_messages condition to allow more agent results' },
   token_usage: { status: 'exhausted', priority: 3, hint: 'raise the token_usage condition limits' },
 };

@@ -8,3 +8,4 @@ export * from './max-iterations';
 export * from './timeout-ms';
 export * from './converged';
 export * from './result-matches';
+export * from './stuck';
