@@ -10,8 +10,6 @@ import type { Condition, Termination } from './types';
 /** Short description of one condition for prompts. */
 export function describeCondition(c: Condition): string {
   switch (c.kind) {
-    case 'signal_observed':
-      return DESCRIBE_TEXTS.signal(c.type);
     case 'max_messages':
       return DESCRIBE_TEXTS.maxMessages(c.n);
     case 'text_mention':

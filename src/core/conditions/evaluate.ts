@@ -49,8 +49,6 @@ function pluginHolds(c: LeafCondition, v: TerminationView): boolean {
 /** Whether one condition (nested composites included) holds on the view. */
 export function conditionHolds(c: Condition, v: TerminationView): boolean {
   switch (c.kind) {
-    case 'signal_observed':
-      return v.signals.includes(c.type);
     case 'max_messages':
       return v.messages >= c.n;
     case 'text_mention':
@@ -90,8 +88,6 @@ function pluginStop(c: LeafCondition, v: TerminationView): Stop {
 /** The stop a holding leaf condition reports. */
 function leafStop(c: LeafCondition, v: TerminationView): Stop {
   switch (c.kind) {
-    case 'signal_observed':
-      return stop('signal', REASON_TEXTS.signal(c.type));
     case 'max_messages':
       return stop('max_messages', REASON_TEXTS.maxMessages(v.messages, c.n));
     case 'text_mention':

@@ -110,8 +110,6 @@ function mentionsUnder(key: string, value: unknown): AgentMention[] {
 
 function build<K extends SchemaKey>(key: K, data: unknown): Parsed {
   switch (key) {
-    case 'signal_observed':
-      return { condition: { kind: 'signal_observed', type: data as string }, issues: [] };
     case 'max_messages':
       return { condition: { kind: 'max_messages', n: data as number }, issues: [] };
     case 'text_mention': {
@@ -193,10 +191,6 @@ function parseString(s: string): ParsedCondition {
   if (m && plugin?.callForm) {
     const r = parseWithPlugin(m[1], plugin, m[2]);
     return { ...r, issues: r.issues.map((i) => ({ ...i, path: [] })), agents: [] };
-  }
-  if (m && m[1] === 'signal_observed') {
-    const r = parseWithIssues(CONDITION_SCHEMAS.signal_observed, m[2]);
-    return { ...(r.ok ? build('signal_observed', r.data) : { issues: r.issues.map((i) => ({ ...i, path: [] })) }), agents: [] };
   }
   return { issues: [{ path: [], message: PARSE_MESSAGES.badString(s) }], agents: [] };
 }

@@ -9,3 +9,4 @@ export * from './timeout-ms';
 export * from './converged';
 export * from './result-matches';
 export * from './stuck';
+export * from './signal-observed';
