@@ -49,8 +49,6 @@ function pluginHolds(c: LeafCondition, v: TerminationView): boolean {
 /** Whether one condition (nested composites included) holds on the view. */
 export function conditionHolds(c: Condition, v: TerminationView): boolean {
   switch (c.kind) {
-    case 'max_messages':
-      return v.messages >= c.n;
     case 'text_mention':
       return v.latches[latchKey(c)] === true;
     case 'token_usage':
@@ -88,8 +86,6 @@ function pluginStop(c: LeafCondition, v: TerminationView): Stop {
 /** The stop a holding leaf condition reports. */
 function leafStop(c: LeafCondition, v: TerminationView): Stop {
   switch (c.kind) {
-    case 'max_messages':
-      return stop('max_messages', REASON_TEXTS.maxMessages(v.messages, c.n));
     case 'text_mention':
       return stop('text_mention', REASON_TEXTS.textMention(c.text, mentionSource(c, v)));
     case 'token_usage': {

@@ -110,8 +110,6 @@ function mentionsUnder(key: string, value: unknown): AgentMention[] {
 
 function build<K extends SchemaKey>(key: K, data: unknown): Parsed {
   switch (key) {
-    case 'max_messages':
-      return { condition: { kind: 'max_messages', n: data as number }, issues: [] };
     case 'text_mention': {
       const d = data as string | { text: string; sources?: string[] };
       const c: Condition =

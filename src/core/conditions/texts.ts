@@ -12,7 +12,6 @@ export function capitalize(s: string): string {
 
 /** `reasonText` of each stop, by reason. */
 export const REASON_TEXTS = {
-  maxMessages: (count: number, n: number) => `max_messages: ${count} agent results >= ${n}`,
   textMention: (text: string, agent?: string) =>
     agent
       ? `text_mention: ${JSON.stringify(text)} in ${agent}`
@@ -24,7 +23,6 @@ export const REASON_TEXTS = {
 
 /** Prompt descriptions of conditions (rolebox §1.15 plus troupe's own conditions). */
 export const DESCRIBE_TEXTS = {
-  maxMessages: (n: number) => `${n} messages`,
   textMention: (text: string) => `${JSON.stringify(text)} mentioned`,
   tokenUsage: () => 'token usage limit',
   anyOf: (parts: string[]) => `(${parts.join(' OR ')})`,

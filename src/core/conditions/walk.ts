@@ -151,7 +151,6 @@ export function readsLines(t: Termination, edges: readonly Guarded[] = []): bool
 
 /** How a condition bounds loops, if it does. */
 export function loopBoundOf(c: Condition): LoopBound | undefined {
-  if (c.kind === 'max_messages') return { kind: 'messages', n: c.n };
   return ask(c, (plugin, params) => plugin.loopBound?.(params));
 }
 

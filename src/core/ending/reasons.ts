@@ -67,7 +67,6 @@ export const RUN_REASONS = {
  */
 const UNMOVED_CONDITION_REASONS: Readonly<Record<string, ReasonInfo & { hard?: boolean }>> = {
   text_mention: { status: 'completed', priority: 1 },
-  max_messages: { status: 'exhausted', priority: 3, hint: 'raise the max_messages condition to allow more agent results' },
   token_usage: { status: 'exhausted', priority: 3, hint: 'raise the token_usage condition limits' },
 };
 

@@ -10,3 +10,4 @@ export * from './converged';
 export * from './result-matches';
 export * from './stuck';
 export * from './signal-observed';
+export * from './max-messages';
