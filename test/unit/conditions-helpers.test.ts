@@ -1,9 +1,9 @@
 import { describeCondition, describeTermination } from '../../src/core/conditions/describe';
 import { priorityOf, statusForReason } from '../../src/core/ending/reasons';
 import { verdictKey } from '../../src/core/conditions/view';
+import { latchKey } from '../../src/core/conditions/builtin/text-mention';
 import {
   judgeTargets,
-  latchKey,
   scoreReaders,
   hashWindow as stuckWindow,
   timeoutMs,

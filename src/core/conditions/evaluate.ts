@@ -4,10 +4,8 @@
  * at the same evaluation), leaves by their plugins. One rule everywhere: the round stops when the
  * non-empty `anyOf` holds OR the non-empty `allOf` holds. Pure.
  */
-import { needleOf } from '../waves/capture';
 import { DEFAULT_PRIORITY, priorityOf, statusForReason, type StopReason } from '../ending/reasons';
 import { pluginOf } from './registry';
-import { latchKey } from './walk';
 import { REASON_TEXTS } from './texts';
 import type { Condition, LeafCondition, Termination } from './types';
 import type { TerminationView } from './view';
@@ -49,8 +47,6 @@ function pluginHolds(c: LeafCondition, v: TerminationView): boolean {
 /** Whether one condition (nested composites included) holds on the view. */
 export function conditionHolds(c: Condition, v: TerminationView): boolean {
   switch (c.kind) {
-    case 'text_mention':
-      return v.latches[latchKey(c)] === true;
     case 'token_usage':
       return tokenLimitHit(c, v) !== undefined;
     case 'any_of':
@@ -60,12 +56,6 @@ export function conditionHolds(c: Condition, v: TerminationView): boolean {
     default:
       return pluginHolds(c, v);
   }
-}
-
-function mentionSource(c: Extract<Condition, { kind: 'text_mention' }>, v: TerminationView): string | undefined {
-  const needle = needleOf(c.text);
-  const agents = c.sources ?? Object.keys(v.latest);
-  return agents.find((a) => v.latest[a]?.text.includes(needle));
 }
 
 function stop(reason: StopReason, reasonText: string): Stop {
@@ -86,8 +76,6 @@ function pluginStop(c: LeafCondition, v: TerminationView): Stop {
 /** The stop a holding leaf condition reports. */
 function leafStop(c: LeafCondition, v: TerminationView): Stop {
   switch (c.kind) {
-    case 'text_mention':
-      return stop('text_mention', REASON_TEXTS.textMention(c.text, mentionSource(c, v)));
     case 'token_usage': {
       const hit = tokenLimitHit(c, v) as NonNullable<ReturnType<typeof tokenLimitHit>>;
       return stop('token_usage', REASON_TEXTS.tokenUsage(hit.used, hit.kind, hit.limit));

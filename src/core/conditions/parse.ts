@@ -62,26 +62,9 @@ function isSchemaKey(key: string): key is SchemaKey {
   return Object.prototype.hasOwnProperty.call(CONDITION_SCHEMAS, key);
 }
 
-/** A string the schema would take as a name (an empty string is already a schema error). */
-function nameIn(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v.trim() : undefined;
-}
-
-function fieldOf(v: unknown, field: string): unknown {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[field] : undefined;
-}
-
 /** The agents named under `key` in a leaf item's `value`, read as far as the value allows. */
 function leafMentions(key: string, value: unknown): AgentMention[] {
   switch (key) {
-    case 'text_mention': {
-      const sources = fieldOf(value, 'sources');
-      if (!Array.isArray(sources)) return [];
-      return sources.flatMap((v, i) => {
-        const agent = nameIn(v);
-        return agent === undefined ? [] : [{ kind: 'text_mention' as const, agent, path: ['text_mention', 'sources', i], item: [] }];
-      });
-    }
     default:
       return pluginMentions(key, value);
   }
@@ -108,16 +91,8 @@ function mentionsUnder(key: string, value: unknown): AgentMention[] {
   return leafMentions(key, value);
 }
 
-function build<K extends SchemaKey>(key: K, data: unknown): Parsed {
+function build(key: SchemaKey, data: unknown): Parsed {
   switch (key) {
-    case 'text_mention': {
-      const d = data as string | { text: string; sources?: string[] };
-      const c: Condition =
-        typeof d === 'string'
-          ? { kind: 'text_mention', text: d }
-          : { kind: 'text_mention', text: d.text, ...(d.sources && { sources: d.sources.map((s) => s.trim()) }) };
-      return { condition: c, issues: [] };
-    }
     case 'token_usage': {
       const d = data as { max_total_tokens?: number; max_prompt_tokens?: number; max_completion_tokens?: number };
       const c: Condition = {

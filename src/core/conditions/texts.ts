@@ -12,10 +12,6 @@ export function capitalize(s: string): string {
 
 /** `reasonText` of each stop, by reason. */
 export const REASON_TEXTS = {
-  textMention: (text: string, agent?: string) =>
-    agent
-      ? `text_mention: ${JSON.stringify(text)} in ${agent}`
-      : `text_mention: ${JSON.stringify(text)} mentioned this round`,
   tokenUsage: (used: number, kind: 'total' | 'prompt' | 'completion', limit: number) =>
     `token_usage: round used ${used} ${kind} tokens >= ${limit}`,
   custom: (reason: string, description: string) => `${reason}: ${description}`,
@@ -23,7 +19,6 @@ export const REASON_TEXTS = {
 
 /** Prompt descriptions of conditions (rolebox §1.15 plus troupe's own conditions). */
 export const DESCRIBE_TEXTS = {
-  textMention: (text: string) => `${JSON.stringify(text)} mentioned`,
   tokenUsage: () => 'token usage limit',
   anyOf: (parts: string[]) => `(${parts.join(' OR ')})`,
   allOf: (parts: string[]) => `(${parts.join(' AND ')})`,

@@ -6,14 +6,12 @@
  * event latches, what bounds the loops) and locates condition items for the validator. Pure.
  */
 import type { Path } from '../config/issues';
-import { needleOf } from '../waves/capture';
 import type { AgentMention, ParsedCondition } from './parse';
 import type { ConditionPlugin, JudgeTarget, LoopBound } from './plugin';
 import { pluginOf } from './registry';
 import type { Condition, Termination } from './types';
 import { verdictKey } from './view';
 
-type TextMention = Extract<Condition, { kind: 'text_mention' }>;
 
 /** Anything that may carry a guard condition, e.g. a compiled edge. */
 export interface Guarded {
@@ -38,13 +36,7 @@ function ask<T>(c: Condition, question: (plugin: ConditionPlugin<unknown>, param
   return plugin ? question(plugin, params) : undefined;
 }
 
-/** Key of a `text_mention` latch in `TerminationView.latches` (text plus sorted sources). */
-export function latchKey(c: TextMention): string {
-  return `text_mention:${JSON.stringify([c.text, [...(c.sources ?? [])].sort()])}`;
-}
-
 function latchOf(c: Condition): { key: string; fires: (agent: string, normalizedText: string) => boolean } | undefined {
-  if (c.kind === 'text_mention') return { key: latchKey(c), fires: (agent, text) => (!c.sources || c.sources.includes(agent)) && text.includes(needleOf(c.text)) };
   return ask(c, (plugin, params) => {
     const latch = plugin.latch;
     return latch && { key: latch.key(params), fires: (agent, text) => latch.fires(params, agent, text) };

@@ -61,10 +61,6 @@ export const EdgeSchema = z.union([z.string(), EdgeObjectSchema]);
  * exactly one of these keys (or the string `signal_observed(type)`); `any_of`/`all_of` nest.
  */
 export const CONDITION_SCHEMAS = {
-  text_mention: z.union([
-    z.string().min(1),
-    z.strictObject({ text: z.string().min(1), sources: z.array(z.string().min(1)).min(1).optional() }),
-  ]),
   token_usage: z
     .strictObject({
       max_total_tokens: positiveInt.optional(),

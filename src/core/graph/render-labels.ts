@@ -18,8 +18,6 @@ export const RENDER_TEXT = {
 /** A one-line description of a condition for pictures, with matcher details (`critic score ≥ 85`); prompts use `conditions/describe.ts`. */
 export function describeGuard(c: Condition): string {
   switch (c.kind) {
-    case 'text_mention':
-      return `"${c.text}" mentioned${c.sources ? ` by ${c.sources.join(', ')}` : ''}`;
     case 'token_usage': {
       const parts = [
         c.maxTotalTokens !== undefined ? `total ${c.maxTotalTokens}` : '',

@@ -11,3 +11,4 @@ export * from './result-matches';
 export * from './stuck';
 export * from './signal-observed';
 export * from './max-messages';
+export * from './text-mention';
