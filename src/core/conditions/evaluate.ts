@@ -4,7 +4,9 @@
  * at the same evaluation), leaves by their plugins. One rule everywhere: the round stops when the
  * non-empty `anyOf` holds OR the non-empty `allOf` holds. Pure.
  */
-import { DEFAULT_PRIORITY, priorityOf, statusForReason, type StopReason } from '../ending/reasons';
+import { DEFAULT_PRIORITY, type StopReason } from '../ending/reasons';
+// for the reasons of the built-ins still spelled out below, until they are plugins
+import { priorityOf, statusForReason } from '../ending/reasons';
 import { pluginOf } from './registry';
 import { REASON_TEXTS } from './texts';
 import type { Condition, LeafCondition, Termination } from './types';
@@ -21,7 +23,6 @@ export interface Stop {
 
 type TokenUsage = Extract<Condition, { kind: 'token_usage' }>;
 
-
 function tokenLimitHit(c: TokenUsage, v: TerminationView) {
   const checks = [
     ['total', v.usage.totalTokens, c.maxTotalTokens],
@@ -31,7 +32,6 @@ function tokenLimitHit(c: TokenUsage, v: TerminationView) {
   const hit = checks.find(([, used, limit]) => limit !== undefined && used >= limit);
   return hit ? { kind: hit[0], used: hit[1], limit: hit[2] as number } : undefined;
 }
-
 
 /** Whether a leaf's plugin says it holds; an unregistered key (a worker without the user's plugin module) or a plugin that throws does not. */
 function pluginHolds(c: LeafCondition, v: TerminationView): boolean {

@@ -1,9 +1,8 @@
 /**
- * Every user-visible termination string (SPEC §4.6 reasonText, §11.12 prompt lines) in one place, so
- * tests pin them and the evaluator, prompts and CLI agree.
+ * The condition texts that belong to no single plugin: composites and the prompt's stop lines, the
+ * default reason text of a plugin without its own, and helpers plugins share. A built-in's own
+ * texts live in its plugin file.
  */
-
-
 
 /** `critic` → `Critic`, for prompt descriptions. */
 export function capitalize(s: string): string {

@@ -12,7 +12,6 @@ import { pluginOf } from './registry';
 import type { Condition, Termination } from './types';
 import { verdictKey } from './view';
 
-
 /** Anything that may carry a guard condition, e.g. a compiled edge. */
 export interface Guarded {
   when?: Condition;

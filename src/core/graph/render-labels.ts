@@ -14,7 +14,6 @@ export const RENDER_TEXT = {
   loopTitle: (g: LoopGroup, cap: number) => `loop ${g.id} · cap ${cap}`,
 } as const;
 
-
 /** A one-line description of a condition for pictures, with matcher details (`critic score ≥ 85`); prompts use `conditions/describe.ts`. */
 export function describeGuard(c: Condition): string {
   switch (c.kind) {
