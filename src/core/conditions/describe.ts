@@ -10,8 +10,6 @@ import type { Condition, Termination } from './types';
 /** Short description of one condition for prompts. */
 export function describeCondition(c: Condition): string {
   switch (c.kind) {
-    case 'token_usage':
-      return DESCRIBE_TEXTS.tokenUsage();
     case 'any_of':
       return DESCRIBE_TEXTS.anyOf(c.items.map(describeCondition));
     case 'all_of':

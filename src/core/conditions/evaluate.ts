@@ -5,8 +5,6 @@
  * non-empty `anyOf` holds OR the non-empty `allOf` holds. Pure.
  */
 import { DEFAULT_PRIORITY, type StopReason } from '../ending/reasons';
-// for the reasons of the built-ins still spelled out below, until they are plugins
-import { priorityOf, statusForReason } from '../ending/reasons';
 import { pluginOf } from './registry';
 import { REASON_TEXTS } from './texts';
 import type { Condition, LeafCondition, Termination } from './types';
@@ -21,17 +19,6 @@ export interface Stop {
   status: 'completed' | 'exhausted';
 }
 
-type TokenUsage = Extract<Condition, { kind: 'token_usage' }>;
-
-function tokenLimitHit(c: TokenUsage, v: TerminationView) {
-  const checks = [
-    ['total', v.usage.totalTokens, c.maxTotalTokens],
-    ['prompt', v.usage.promptTokens, c.maxPromptTokens],
-    ['completion', v.usage.completionTokens, c.maxCompletionTokens],
-  ] as const;
-  const hit = checks.find(([, used, limit]) => limit !== undefined && used >= limit);
-  return hit ? { kind: hit[0], used: hit[1], limit: hit[2] as number } : undefined;
-}
 
 /** Whether a leaf's plugin says it holds; an unregistered key (a worker without the user's plugin module) or a plugin that throws does not. */
 function pluginHolds(c: LeafCondition, v: TerminationView): boolean {
@@ -47,8 +34,6 @@ function pluginHolds(c: LeafCondition, v: TerminationView): boolean {
 /** Whether one condition (nested composites included) holds on the view. */
 export function conditionHolds(c: Condition, v: TerminationView): boolean {
   switch (c.kind) {
-    case 'token_usage':
-      return tokenLimitHit(c, v) !== undefined;
     case 'any_of':
       return c.items.some((i) => conditionHolds(i, v));
     case 'all_of':
@@ -56,11 +41,6 @@ export function conditionHolds(c: Condition, v: TerminationView): boolean {
     default:
       return pluginHolds(c, v);
   }
-}
-
-function stop(reason: StopReason, reasonText: string): Stop {
-  const status = statusForReason(reason) === 'exhausted' ? 'exhausted' : 'completed';
-  return { reason, reasonText, priority: priorityOf(reason), status };
 }
 
 /** The stop a holding leaf reports: its plugin's reason, priority and status, and its reason text (default `<reason>: <description>`). */
@@ -76,10 +56,6 @@ function pluginStop(c: LeafCondition, v: TerminationView): Stop {
 /** The stop a holding leaf condition reports. */
 function leafStop(c: LeafCondition, v: TerminationView): Stop {
   switch (c.kind) {
-    case 'token_usage': {
-      const hit = tokenLimitHit(c, v) as NonNullable<ReturnType<typeof tokenLimitHit>>;
-      return stop('token_usage', REASON_TEXTS.tokenUsage(hit.used, hit.kind, hit.limit));
-    }
     default:
       return pluginStop(c, v);
   }

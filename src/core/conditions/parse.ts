@@ -6,7 +6,6 @@
  * the agents it names, read from the YAML even when the item is invalid, so that an unknown agent
  * is reported beside the item's other errors instead of after they are fixed. Pure.
  */
-import { CONDITION_SCHEMAS } from '../config/schema';
 import { didYouMean } from '../config/did-you-mean';
 import { prefixIssues, type Path, type PathIssue } from '../config/issues';
 import { parseWithIssues, typeName } from '../config/zod-issues';
@@ -29,7 +28,6 @@ export const PARSE_MESSAGES = {
   pluginFailed: (key: string, why: string) => `${key}: ${why}`,
 } as const;
 
-type SchemaKey = keyof typeof CONDITION_SCHEMAS;
 
 /** An agent name written in a condition item, with paths relative to that item. */
 export interface AgentMention {
@@ -58,10 +56,6 @@ type Parsed = Omit<ParsedCondition, 'agents'>;
 
 const CALL_FORM = /^\s*([a-z_][a-z0-9_]*)\s*\(\s*(.*?)\s*\)\s*$/;
 
-function isSchemaKey(key: string): key is SchemaKey {
-  return Object.prototype.hasOwnProperty.call(CONDITION_SCHEMAS, key);
-}
-
 /** The agents named under `key` in a leaf item's `value`, read as far as the value allows. */
 function leafMentions(key: string, value: unknown): AgentMention[] {
   switch (key) {
@@ -89,25 +83,6 @@ function prefixMentions(base: Path, mentions: readonly AgentMention[]): AgentMen
 function mentionsUnder(key: string, value: unknown): AgentMention[] {
   if ((key === 'any_of' || key === 'all_of') && Array.isArray(value)) return prefixMentions([key], parseConditionList(value).agents);
   return leafMentions(key, value);
-}
-
-function build(key: SchemaKey, data: unknown): Parsed {
-  switch (key) {
-    case 'token_usage': {
-      const d = data as { max_total_tokens?: number; max_prompt_tokens?: number; max_completion_tokens?: number };
-      const c: Condition = {
-        kind: 'token_usage',
-        ...(d.max_total_tokens !== undefined && { maxTotalTokens: d.max_total_tokens }),
-        ...(d.max_prompt_tokens !== undefined && { maxPromptTokens: d.max_prompt_tokens }),
-        ...(d.max_completion_tokens !== undefined && { maxCompletionTokens: d.max_completion_tokens }),
-      };
-      return { condition: c, issues: [] };
-    }
-    default: {
-      const never: never = key;
-      throw new Error(`unhandled condition key ${String(never)}`);
-    }
-  }
 }
 
 function parseComposite(kind: 'any_of' | 'all_of', value: unknown): ParsedCondition {
@@ -149,10 +124,6 @@ function parseWithPlugin(key: string, plugin: ConditionPlugin<unknown>, value: u
 function parseLeaf(key: string, value: unknown): Parsed {
   const plugin = getConditionPlugin(key);
   if (plugin) return parseWithPlugin(key, plugin, value);
-  if (isSchemaKey(key)) {
-    const r = parseWithIssues(CONDITION_SCHEMAS[key], value, [key]);
-    return r.ok ? build(key, r.data) : { issues: r.issues };
-  }
   const hint = didYouMean(key, conditionKeys());
   return { issues: [{ path: [key], message: PARSE_MESSAGES.unknownKey(key, hint), at: 'key' }] };
 }

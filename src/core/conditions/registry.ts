@@ -16,7 +16,6 @@ export const COMPOSITE_KEYS = ['any_of', 'all_of'] as const;
 
 /** Built-in conditions not yet written as plugins; each goes when its condition moves into `builtin/`. */
 const UNMOVED_BUILTIN_KEYS: readonly string[] = [
-  'token_usage',
 ];
 
 /** Every built-in key, composites last: the keys users may not register. */

@@ -11,14 +11,11 @@ export function capitalize(s: string): string {
 
 /** `reasonText` of each stop, by reason. */
 export const REASON_TEXTS = {
-  tokenUsage: (used: number, kind: 'total' | 'prompt' | 'completion', limit: number) =>
-    `token_usage: round used ${used} ${kind} tokens >= ${limit}`,
   custom: (reason: string, description: string) => `${reason}: ${description}`,
 } as const;
 
 /** Prompt descriptions of conditions (rolebox §1.15 plus troupe's own conditions). */
 export const DESCRIBE_TEXTS = {
-  tokenUsage: () => 'token usage limit',
   anyOf: (parts: string[]) => `(${parts.join(' OR ')})`,
   allOf: (parts: string[]) => `(${parts.join(' AND ')})`,
   anyLine: (parts: string[]) => `This graph stops when ANY of: ${parts.join('; ')}`,

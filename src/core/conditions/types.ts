@@ -17,7 +17,6 @@ export type BuiltinCondition = { [K in keyof Builtins]: ParamsOf<Builtins[K]> }[
 /** One compiled condition. `custom` is a condition added with `registerCondition`. */
 export type Condition =
   | BuiltinCondition
-  | { kind: 'token_usage'; maxTotalTokens?: number; maxPromptTokens?: number; maxCompletionTokens?: number }
   | { kind: 'any_of'; items: Condition[] }
   | { kind: 'all_of'; items: Condition[] }
   | { kind: 'custom'; key: string; params: unknown };

@@ -20,7 +20,6 @@ export const CONFIG_MESSAGES = {
   pattern: (p: string) => `must match ${p}`,
   multipleOf: (n: number) => `must be a multiple of ${n}`,
   invalid: 'invalid value',
-  tokenUsageNeedsLimit: 'needs at least one of max_total_tokens, max_prompt_tokens, max_completion_tokens',
   signalType: 'must match [a-z][a-z0-9_]*',
   emptyDocument: 'the file is empty; expected a mapping with name, agents and collaboration',
   multipleDocuments: 'a role.yaml holds a single YAML document; remove the extra "---"',

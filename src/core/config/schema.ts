@@ -56,28 +56,6 @@ export const EdgeObjectSchema = z.strictObject({
 });
 export const EdgeSchema = z.union([z.string(), EdgeObjectSchema]);
 
-/**
- * Per-key schemas of the termination conditions (§4.6). A condition item in YAML is an object with
- * exactly one of these keys (or the string `signal_observed(type)`); `any_of`/`all_of` nest.
- */
-export const CONDITION_SCHEMAS = {
-  token_usage: z
-    .strictObject({
-      max_total_tokens: positiveInt.optional(),
-      max_prompt_tokens: positiveInt.optional(),
-      max_completion_tokens: positiveInt.optional(),
-    })
-    .refine(
-      (t) =>
-        t.max_total_tokens !== undefined ||
-        t.max_prompt_tokens !== undefined ||
-        t.max_completion_tokens !== undefined,
-      { message: M.tokenUsageNeedsLimit },
-    ),
-} as const;
-
-export type BuiltinConditionKey = keyof typeof CONDITION_SCHEMAS | 'any_of' | 'all_of';
-
 /** Termination block: raw condition items, parsed (with located errors) by `core/conditions/parse.ts`. */
 export const TerminationSchema = z.strictObject({
   any_of: z.array(z.unknown()).min(1, 'must list at least one condition').optional(),

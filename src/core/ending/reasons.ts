@@ -66,7 +66,6 @@ export const RUN_REASONS = {
  * awaited or the goal is paused.
  */
 const UNMOVED_CONDITION_REASONS: Readonly<Record<string, ReasonInfo & { hard?: boolean }>> = {
-  token_usage: { status: 'exhausted', priority: 3, hint: 'raise the token_usage condition limits' },
 };
 
 /** A stop reason: one of {@link RUN_REASONS}, or a condition plugin's `reason`. */

@@ -17,14 +17,6 @@ export const RENDER_TEXT = {
 /** A one-line description of a condition for pictures, with matcher details (`critic score ≥ 85`); prompts use `conditions/describe.ts`. */
 export function describeGuard(c: Condition): string {
   switch (c.kind) {
-    case 'token_usage': {
-      const parts = [
-        c.maxTotalTokens !== undefined ? `total ${c.maxTotalTokens}` : '',
-        c.maxPromptTokens !== undefined ? `prompt ${c.maxPromptTokens}` : '',
-        c.maxCompletionTokens !== undefined ? `completion ${c.maxCompletionTokens}` : '',
-      ].filter(Boolean);
-      return `tokens ${parts.join(', ')}`;
-    }
     case 'any_of':
       return `(${c.items.map(describeGuard).join(' or ')})`;
     case 'all_of':

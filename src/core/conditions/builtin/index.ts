@@ -12,3 +12,4 @@ export * from './stuck';
 export * from './signal-observed';
 export * from './max-messages';
 export * from './text-mention';
+export * from './token-usage';
