@@ -15,9 +15,14 @@ import { term, view } from './fixtures/termination-view';
 
 afterEach(() => clearRegisteredConditions());
 
-const builtinKeys = builtinConditionKeys().filter((key) => !['any_of', 'all_of'].includes(key) && getConditionPlugin(key));
+const builtinKeys = builtinConditionKeys().filter((key) => !['any_of', 'all_of'].includes(key));
 
 describe('every built-in condition is a registered plugin', () => {
+  it('registers every documented built-in, in their documented order', () => {
+    const documented = ['max_iterations', 'timeout_ms', 'converged', 'result_matches', 'stuck', 'signal_observed', 'max_messages', 'text_mention', 'token_usage'];
+    expect(builtinKeys.filter((key) => documented.includes(key))).toEqual(documented);
+  });
+
   it.each(builtinKeys)('%s has a description, a label, a reason and a priority, and its reason reports them', (key) => {
     const plugin = getConditionPlugin(key) as ConditionPlugin<unknown>;
     expect(typeof plugin.parse).toBe('function');

@@ -44,21 +44,13 @@ export function conditionHolds(c: Condition, v: TerminationView): boolean {
 }
 
 /** The stop a holding leaf reports: its plugin's reason, priority and status, and its reason text (default `<reason>: <description>`). */
-function pluginStop(c: LeafCondition, v: TerminationView): Stop {
+function leafStop(c: LeafCondition, v: TerminationView): Stop {
   const { key, plugin, params } = pluginOf(c);
   const reason = plugin?.reason ?? key;
   const reasonText = plugin?.reasonText
     ? plugin.reasonText(params, v)
     : REASON_TEXTS.custom(reason, plugin?.describe ? plugin.describe(params) : key);
   return { reason, reasonText, priority: plugin?.priority ?? DEFAULT_PRIORITY, status: plugin?.status ?? 'completed' };
-}
-
-/** The stop a holding leaf condition reports. */
-function leafStop(c: LeafCondition, v: TerminationView): Stop {
-  switch (c.kind) {
-    default:
-      return pluginStop(c, v);
-  }
 }
 
 /** The leaves that make `c` hold, in list order (a composite that does not hold contributes none). */

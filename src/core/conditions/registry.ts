@@ -14,14 +14,10 @@ export type { ConditionPlugin } from './plugin';
 /** The composite keys: the evaluator's own, not plugins. */
 export const COMPOSITE_KEYS = ['any_of', 'all_of'] as const;
 
-/** Built-in conditions not yet written as plugins; each goes when its condition moves into `builtin/`. */
-const UNMOVED_BUILTIN_KEYS: readonly string[] = [
-];
-
 /** Every built-in key, composites last: the keys users may not register. */
 export function builtinConditionKeys(): string[] {
   const builtins = storedPlugins().flatMap(([key]) => (isBuiltinPlugin(key) ? [key] : []));
-  return [...builtins, ...UNMOVED_BUILTIN_KEYS, ...COMPOSITE_KEYS];
+  return [...builtins, ...COMPOSITE_KEYS];
 }
 
 /** Whether `key` is a built-in condition (a plugin of `builtin/` or a composite). */

@@ -60,20 +60,11 @@ export const RUN_REASONS = {
   compaction_circuit_breaker: { status: 'failed', priority: DEFAULT_PRIORITY },
 } as const satisfies Record<string, ReasonInfo>;
 
-/**
- * Built-in conditions not yet written as plugins, by reason; each row goes when its condition
- * moves into `core/conditions/builtin/`. `hard`: the reason ends the run even while humans are
- * awaited or the goal is paused.
- */
-const UNMOVED_CONDITION_REASONS: Readonly<Record<string, ReasonInfo & { hard?: boolean }>> = {
-};
-
 /** A stop reason: one of {@link RUN_REASONS}, or a condition plugin's `reason`. */
 export type StopReason = keyof typeof RUN_REASONS | (string & {});
 
-function runReason(reason: string): (ReasonInfo & { hard?: boolean }) | undefined {
-  if (Object.prototype.hasOwnProperty.call(RUN_REASONS, reason)) return RUN_REASONS[reason as keyof typeof RUN_REASONS];
-  return Object.prototype.hasOwnProperty.call(UNMOVED_CONDITION_REASONS, reason) ? UNMOVED_CONDITION_REASONS[reason] : undefined;
+function runReason(reason: string): ReasonInfo | undefined {
+  return Object.prototype.hasOwnProperty.call(RUN_REASONS, reason) ? RUN_REASONS[reason as keyof typeof RUN_REASONS] : undefined;
 }
 
 /** Run status for a stop reason: the table's, else the condition plugin's (default `completed`). */
@@ -93,8 +84,9 @@ export function hintFor(reason: StopReason): string | undefined {
 
 /**
  * Whether a condition's reason ends the run even while humans are awaited or the goal is paused:
- * a hard limit such as a timer, not a judgement of results that a human's answer might change.
+ * its plugin is `hard`, a limit such as a timer rather than a judgement of results that a human's
+ * answer might change.
  */
 export function endsWhileWaiting(reason: StopReason): boolean {
-  return (runReason(reason)?.hard ?? pluginForReason(reason)?.hard) === true;
+  return pluginForReason(reason)?.hard === true;
 }
