@@ -1,10 +1,12 @@
 /**
- * YAML condition items → compiled `Condition`s (SPEC §4.6, §11.2, §11.10). Used for
- * `collaboration.termination` and for edge `when` guards. Unlike rolebox, nothing is skipped
- * silently: an item has exactly one key, unknown keys and invalid regexes are errors. Issues carry
- * paths relative to the item so the loader can locate them in the YAML. Every item also reports
- * the agents it names, read from the YAML even when the item is invalid, so that an unknown agent
- * is reported beside the item's other errors instead of after they are fixed. Pure.
+ * YAML condition items → compiled `Condition`s, for `collaboration.termination` and for edge
+ * `when` guards. The parser owns the item's shape (exactly one key, or a plugin's string form
+ * `key(value)`) and the composites; a leaf's value is checked by its plugin (its zod schema, then
+ * its `parse`). Nothing is skipped silently: unknown keys are errors with a "did you mean". Issues
+ * carry paths relative to the item so the loader can locate them in the YAML. Every item also
+ * reports the agents it names (the plugins' `agents` hook), read even when the item is invalid,
+ * so an unknown agent is reported beside the item's other errors instead of after they are fixed.
+ * Pure.
  */
 import { didYouMean } from '../config/did-you-mean';
 import { prefixIssues, type Path, type PathIssue } from '../config/issues';
@@ -25,9 +27,7 @@ export const PARSE_MESSAGES = {
   unknownKey: (key: string, hint: string) => `unknown condition "${key}"${hint}`,
   notAList: (got: string) => `expected array, got ${got}`,
   emptyList: 'must list at least one condition',
-  pluginFailed: (key: string, why: string) => `${key}: ${why}`,
 } as const;
-
 
 /** An agent name written in a condition item, with paths relative to that item. */
 export interface AgentMention {
@@ -56,16 +56,11 @@ type Parsed = Omit<ParsedCondition, 'agents'>;
 
 const CALL_FORM = /^\s*([a-z_][a-z0-9_]*)\s*\(\s*(.*?)\s*\)\s*$/;
 
-/** The agents named under `key` in a leaf item's `value`, read as far as the value allows. */
+/**
+ * The agents named under `key` in a leaf item's raw `value`, as its plugin reads them (as far as
+ * the value allows); none when the plugin has no `agents` hook or the hook throws.
+ */
 function leafMentions(key: string, value: unknown): AgentMention[] {
-  switch (key) {
-    default:
-      return pluginMentions(key, value);
-  }
-}
-
-/** The agents a plugin reads from a raw value; none when it has no `agents` hook or the hook throws. */
-function pluginMentions(key: string, value: unknown): AgentMention[] {
   const plugin = getConditionPlugin(key);
   if (!plugin?.agents) return [];
   try {

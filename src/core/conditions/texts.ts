@@ -9,12 +9,12 @@ export function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-/** `reasonText` of each stop, by reason. */
+/** The reason text of a plugin that gives none: `<reason>: <description>`. */
 export const REASON_TEXTS = {
   custom: (reason: string, description: string) => `${reason}: ${description}`,
 } as const;
 
-/** Prompt descriptions of conditions (rolebox §1.15 plus troupe's own conditions). */
+/** Prompt texts of the composites and of the stop lines that end every agent's system prompt. */
 export const DESCRIBE_TEXTS = {
   anyOf: (parts: string[]) => `(${parts.join(' OR ')})`,
   allOf: (parts: string[]) => `(${parts.join(' AND ')})`,

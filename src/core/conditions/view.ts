@@ -1,6 +1,6 @@
 /**
- * What the termination evaluator reads (SPEC §4.6, §11.1): a plain snapshot of the round-scoped
- * state, built by the run state. Everything here is this round's, except where noted.
+ * What conditions read: a plain snapshot of the round-scoped run state, built by the run state
+ * (`core/state/view.ts`). Everything here is this round's, except where noted.
  */
 /** Token usage of a round or a call. */
 export interface TokenCounts {

@@ -35,6 +35,7 @@ function ask<T>(c: Condition, question: (plugin: ConditionPlugin<unknown>, param
   return plugin ? question(plugin, params) : undefined;
 }
 
+/** A leaf's latch, bound to its params. */
 function latchOf(c: Condition): { key: string; fires: (agent: string, normalizedText: string) => boolean } | undefined {
   return ask(c, (plugin, params) => {
     const latch = plugin.latch;
@@ -63,16 +64,12 @@ export function updateLatches(
   return next;
 }
 
-function judgeTargetsOf(c: Condition): JudgeTarget[] {
-  return ask(c, (plugin, params) => plugin.judgeTargets?.(params)) ?? [];
-}
-
 /** The (agent, criteria) pairs to judge after an agent completes, deduplicated, guards included. */
 export function judgeTargets(t: Termination, edges: readonly Guarded[] = []): JudgeTarget[] {
   const seen = new Set<string>();
   const out: JudgeTarget[] = [];
   for (const c of allConditions(t, edges)) {
-    for (const target of judgeTargetsOf(c)) {
+    for (const target of ask(c, (plugin, params) => plugin.judgeTargets?.(params)) ?? []) {
       const key = verdictKey(target.agent, target.criteria);
       if (seen.has(key)) continue;
       seen.add(key);
@@ -90,25 +87,17 @@ export function usesJudge(conditions: readonly Condition[]): boolean {
 /** Hashes per agent every view keeps, whatever the conditions: enough to tell a repeated result (plugins may rely on it). */
 export const MIN_HASH_WINDOW = 2;
 
-function hashWindowOf(c: Condition): number | undefined {
-  return ask(c, (plugin, params) => plugin.hashWindow?.(params));
-}
-
 /** How many recent hashes per agent the run state must keep: the largest any condition asks for, at least {@link MIN_HASH_WINDOW}. */
 export function hashWindow(t: Termination, edges: readonly Guarded[] = []): number {
   let n = MIN_HASH_WINDOW;
-  for (const c of allConditions(t, edges)) n = Math.max(n, hashWindowOf(c) ?? 0);
+  for (const c of allConditions(t, edges)) n = Math.max(n, ask(c, (plugin, params) => plugin.hashWindow?.(params)) ?? 0);
   return n;
-}
-
-function timerOf(c: Condition): number | undefined {
-  return ask(c, (plugin, params) => plugin.timerMs?.(params));
 }
 
 /** The active round times (ms) at which a durable timer must fire, in list order. Guards are read, not timed. */
 export function timersMs(t: Termination): number[] {
   return [...allConditions(t)].flatMap((c) => {
-    const ms = timerOf(c);
+    const ms = ask(c, (plugin, params) => plugin.timerMs?.(params));
     return ms === undefined ? [] : [ms];
   });
 }
@@ -119,24 +108,18 @@ export function timeoutMs(t: Termination): number | undefined {
   return timers.length > 0 ? Math.min(...timers) : undefined;
 }
 
-function scoreReadersOf(c: Condition): string[] {
-  return ask(c, (plugin, params) => plugin.scoreReaders?.(params)) ?? [];
-}
-
 /** Agents whose results a condition reads a `score: N` from (their prompts ask for it), deduplicated. */
 export function scoreReaders(t: Termination, edges: readonly Guarded[] = []): string[] {
   const out: string[] = [];
-  for (const c of allConditions(t, edges)) for (const agent of scoreReadersOf(c)) if (!out.includes(agent)) out.push(agent);
+  for (const c of allConditions(t, edges)) {
+    for (const agent of ask(c, (plugin, params) => plugin.scoreReaders?.(params)) ?? []) if (!out.includes(agent)) out.push(agent);
+  }
   return out;
-}
-
-function readsLinesOf(c: Condition): boolean {
-  return ask(c, (plugin, params) => plugin.readsLines?.(params)) === true;
 }
 
 /** Whether a condition reads results with their line structure (then the run keeps it). */
 export function readsLines(t: Termination, edges: readonly Guarded[] = []): boolean {
-  for (const c of allConditions(t, edges)) if (readsLinesOf(c)) return true;
+  for (const c of allConditions(t, edges)) if (ask(c, (plugin, params) => plugin.readsLines?.(params)) === true) return true;
   return false;
 }
 

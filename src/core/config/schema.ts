@@ -16,7 +16,7 @@ export const SIGNAL_TYPE_RE = /^[a-z][a-z0-9_]*$/;
 const positiveInt = z.number().int().positive();
 /**
  * A loop cap (`collaboration.max_iterations`, the `max_iterations` condition): a whole number of
- * iterations, at least 1. rolebox clamped 0 and negatives to 0, which capped the first revisit.
+ * iterations, at least 1; a cap of 0 would stop a loop before its first revisit.
  */
 export const LoopCapSchema = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1));
 

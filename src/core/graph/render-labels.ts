@@ -1,6 +1,7 @@
 /**
- * Short texts for pictures of the graph (SPEC §9 `troupe graph`): condition descriptions for
- * `when` guards, edge labels, loop-group titles. Pure.
+ * Short texts for pictures of the graph (`troupe graph`): condition labels for `when` guards (a
+ * leaf's plugin gives its `label`, else its `describe`, else its key), edge labels, loop-group
+ * titles. Pure.
  */
 import { pluginOf } from '../conditions/registry';
 import type { Condition } from '../conditions/types';
