@@ -17,8 +17,8 @@ export type { CompiledGraph } from './core/graph/types';
 
 // extending the YAML
 export { registerTopology } from './core/graph/topologies';
-export { registerCondition, type ConditionPlugin } from './core/termination/registry';
-export type { TerminationView } from './core/termination/view';
+export { registerCondition, type ConditionPlugin } from './core/conditions/registry';
+export type { TerminationView } from './core/conditions/view';
 export { registerCompletionCheck, type CompletionCheck, type CompletionContext, type CheckVerdict } from './core/checks/pipeline';
 
 // tools for agents (module tools are written with these; a tools file lists them)

@@ -9,7 +9,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { ResolvedModel } from '../core/graph/types';
 import { encodeHeaderValue, FAILURE_TYPES, TROUPE_HEADERS, type LlmFailureDetails } from '../core/llm/contract';
-import type { TokenCounts } from '../core/termination/view';
+import type { TokenCounts } from '../core/conditions/view';
 import { checkModelEndpoint, endpointPolicy, ENDPOINT_SETTINGS, workerBaseUrl, type EndpointPolicy } from './endpoints';
 import type { LlmEndpointOptions } from './endpoints';
 import { ACTIVITY_TEXTS } from './texts';

@@ -2,7 +2,7 @@
  * The final line `troupe run` prints:
  * one distinct, actionable sentence per status and reason, built from the RunResult alone.
  */
-import type { RunStatus, StopReason } from '../core/termination/types';
+import { hintFor, type RunStatus, type StopReason } from '../core/ending/reasons';
 import { budgetHint, isBudgetReason, usdSpentText } from '../core/budgets/ledger';
 import { plural } from '../core/text/format';
 
@@ -34,22 +34,10 @@ export const STATUS_TEXTS = {
   progress: (rounds: number, calls: number) => `after ${plural(rounds, 'round')}, ${plural(calls, 'agent call')}`,
   cost: (usd: number, tokens: number) =>
     usd > 0 ? ` (${plural(tokens, 'token')}, ${usdSpentText(usd)})` : ` (${plural(tokens, 'token')})`,
-  exhaustedHints: {
-    max_iterations: 'raise collaboration.max_iterations (or the max_iterations condition) to allow more iterations',
-    stuck: 'an agent kept returning the same result; revise its instructions or raise stuck.repeats',
-    max_messages: 'raise the max_messages condition to allow more agent results',
-    token_usage: 'raise the token_usage condition limits',
-    timeout: 'raise the timeout_ms condition to allow more time',
-    dead_end: 'no edge led on and no exit was taken; add an exit edge or loosen the when guards',
-  } as Readonly<Record<string, string>>,
   userStop: (calls: number) => `cancelled: stopped on request (troupe stop) after ${plural(calls, 'agent call')}; partial results are kept`,
   userAbort: (calls: number) =>
     `cancelled: workflow cancelled (troupe cancel) after ${plural(calls, 'agent call')}; in-flight calls were aborted, partial results are kept`,
   blocked: (detail: string) => `blocked: ${detail}; resolve the blocker, then start a new run`,
-  limitHints: {
-    goal_turn_limit: 'raise goal.max_turns to continue',
-    goal_duration_limit: 'raise goal.max_duration_ms to continue',
-  } as Readonly<Record<string, string>>,
   whoFailed: (d: FinalDiagnostics) => (d.agent ? `${d.kind && d.kind !== 'agent' ? `${d.kind} call for` : 'agent'} ${d.agent}` : 'an LLM call'),
   requestId: (id?: string) => (id ? ` (request id ${id})` : ''),
   httpHints: {
@@ -106,7 +94,7 @@ export function finalLine(r: FinalLineInput): string {
     case 'completed':
       return r.outputValid === false ? STATUS_TEXTS.invalidOutput(detail, progress) : `completed: ${detail} ${progress}`;
     case 'exhausted': {
-      const hint = STATUS_TEXTS.exhaustedHints[r.reason];
+      const hint = hintFor(r.reason);
       return `exhausted: ${detail} ${progress}${hint ? `; ${hint}` : ''}`;
     }
     case 'budget_exceeded':
@@ -116,7 +104,7 @@ export function finalLine(r: FinalLineInput): string {
     case 'blocked':
       return STATUS_TEXTS.blocked(detail);
     case 'limit_reached': {
-      const hint = STATUS_TEXTS.limitHints[r.reason];
+      const hint = hintFor(r.reason);
       return `limit reached: ${detail} ${progress}${hint ? `; ${hint}` : ''}`;
     }
     case 'failed':

@@ -15,7 +15,9 @@ import { buildAgentMessages, type PromptNote } from '../core/prompts/build';
 import { activeMs } from '../core/state/clock';
 import { takeNotes, warn } from '../core/state/state';
 import { terminationView } from '../core/state/view';
-import { allConditions, describeTermination, evaluateTermination, scoreReaders } from '../core/termination/evaluate';
+import { describeTermination } from '../core/conditions/describe';
+import { evaluateTermination } from '../core/conditions/evaluate';
+import { scoreReaders, timersMs } from '../core/conditions/walk';
 import type { AgentOutcome } from '../core/waves/record';
 import { iterationOf, type WaveItem } from '../core/waves/routing';
 import { activitiesFor } from './proxies';
@@ -216,7 +218,7 @@ function timeoutWaits(run: Run): number[] {
   const { state, graph } = run;
   const roundMs = activeMs(state, Date.now()) - state.round.startedActiveMs;
   // timeouts inside `when` guards are read, not timed
-  const found = [...allConditions(graph.termination)].flatMap((c) => (c.kind === 'timeout_ms' ? [c.ms] : []));
+  const found = timersMs(graph.termination);
   const sorted = [...new Set(found)].sort((a, b) => a - b).filter((ms) => ms > roundMs);
   let elapsed = roundMs;
   return sorted.map((ms) => {

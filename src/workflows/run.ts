@@ -22,7 +22,7 @@ import { preparationOf } from '../core/llm/prepare';
 import { migrateCarried, trimForCarry } from '../core/state/carry';
 import { startClock, stopClock } from '../core/state/clock';
 import { createRunState, warn, type RunState } from '../core/state/state';
-import { readsLines } from '../core/termination/evaluate';
+import { readsLines } from '../core/conditions/walk';
 import type { RecordedResult } from '../core/waves/record';
 import { beginWave } from '../core/waves/routing';
 import { dispatchAgents, withDeadlines } from './dispatch';

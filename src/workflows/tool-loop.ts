@@ -8,7 +8,7 @@
  */
 import { ActivityFailure, ApplicationFailure, condition, isCancellation } from '@temporalio/workflow';
 import { addUsage, NO_USAGE, takeToolCall, toolCallAllowed } from '../core/budgets/ledger';
-import type { TokenCounts } from '../core/termination/view';
+import type { TokenCounts } from '../core/conditions/view';
 import { goalSnapshot } from '../core/goals';
 import { awaitingHumans, openRequest, takeDecided } from '../core/humans/requests';
 import { builtinToolsOf, handleToolCall } from '../core/llm/builtin-tools';

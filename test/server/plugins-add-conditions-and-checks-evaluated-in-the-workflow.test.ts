@@ -7,7 +7,7 @@ import { connectClient, installQuietRuntime, startWorker, uniqueWorkflowId, type
 import { transcriptQuery, WORKFLOW_TYPE } from '../../src/workflows/messages';
 import type { RunResult } from '../../src/core/ending/result';
 import { clearCompletionChecks } from '../../src/core/checks/pipeline';
-import { clearRegisteredConditions } from '../../src/core/termination/registry';
+import { clearRegisteredConditions } from '../../src/core/conditions/registry';
 
 const PLUGIN = path.resolve(__dirname, '..', 'fixtures', 'plugins', 'min-steps.ts');
 

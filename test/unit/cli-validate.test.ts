@@ -140,7 +140,7 @@ describe('the command dispatcher', () => {
     expect(h.stdout).toMatch(/^ {2}validate +Check a role.yaml/m);
     expect(h.stdout).toMatch(/^ {2}graph +Draw the compiled graph/m);
     const v = await cli('help', 'validate');
-    expect(v.stdout.split('\n')[0]).toBe('usage: troupe validate <role.yaml> [--plugins file] [--json]');
+    expect(v.stdout.split('\n')[0]).toBe('usage: troupe validate <role.yaml> [--plugins file] [--tools tools.yaml] [--json]');
     expect((await cli('validate', '--help')).stdout).toBe(v.stdout);
     expect((await cli('help', 'nope')).code).toBe(1);
   });
@@ -164,9 +164,9 @@ describe('the command dispatcher', () => {
     expect(await cli('validate', 'x.yaml', '--jsno')).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'troupe validate: unknown flag --jsno (did you mean "--json"?)\nusage: troupe validate <role.yaml> [--plugins file] [--json]\n',
+      stderr: 'troupe validate: unknown flag --jsno (did you mean "--json"?)\nusage: troupe validate <role.yaml> [--plugins file] [--tools tools.yaml] [--json]\n',
     });
-    expect((await cli('validate')).stderr).toBe('troupe validate: expects 1 argument, got 0\nusage: troupe validate <role.yaml> [--plugins file] [--json]\n');
+    expect((await cli('validate')).stderr).toBe('troupe validate: expects 1 argument, got 0\nusage: troupe validate <role.yaml> [--plugins file] [--tools tools.yaml] [--json]\n');
     expect((await cli('graph', 'a.yaml', 'b.yaml')).code).toBe(1);
   });
 });

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadRoleFile } from '../../src/config-file';
 import { formatIssue } from '../../src/core/config/issues';
+import { loadToolsFile } from '../../src/tools';
 
 const dir = path.join(__dirname, '..', '..', 'examples');
 const MINE = ['review-loop.yaml', 'pipeline.yaml', 'star.yaml', 'custom-flow.yaml', 'hybrid.yaml', 'round-robin.yaml'];
@@ -14,10 +15,19 @@ describe('examples/', () => {
     expect(r.graph).toBeDefined();
   });
 
-  it('every example in the folder validates without errors', () => {
-    const files = fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f));
-    expect(files).toEqual(expect.arrayContaining(MINE));
+  it('every role file in the folder validates without errors (tools.yaml is a tools file)', () => {
+    const files = fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f) && f !== 'tools.yaml');
+    expect(files).toEqual(expect.arrayContaining([...MINE, 'research-with-tools.yaml']));
     for (const f of files) expect({ f, errors: load(f).errors.map(formatIssue) }).toEqual({ f, errors: [] });
+  });
+
+  it('tools.yaml is a valid tools file and research-with-tools uses only what it offers', () => {
+    const tools = loadToolsFile(path.join(dir, 'tools.yaml'), {});
+    expect(tools.errors.map(formatIssue)).toEqual([]);
+    expect(tools.tools!.servers.map((s) => s.name)).toEqual(['files']);
+    expect(tools.tools!.modules).toHaveLength(1);
+    const agent = load('research-with-tools.yaml').graph!.agents.researcher;
+    expect(agent.tools).toEqual(['files.list_allowed_directories', 'files.write_file', 'files.read_text_file', 'word_count']);
   });
 
   it('review-loop is the demo: writer/critic, critic score_gte 85, a max_iterations cap, and asks for score: N', () => {

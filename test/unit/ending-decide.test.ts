@@ -1,6 +1,6 @@
 import { CURRENT_RULES, decideNext, graphEnd, pickEnd, RULES_0_1, userStopEnd, type Situation } from '../../src/core/ending/decide';
 import type { RunEnd } from '../../src/core/ending/result';
-import type { Stop } from '../../src/core/termination/evaluate';
+import type { Stop } from '../../src/core/conditions/evaluate';
 import type { BudgetStop } from '../../src/core/budgets/ledger';
 
 const quiet = (over: Partial<Situation> = {}): Situation => ({

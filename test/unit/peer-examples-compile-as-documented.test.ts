@@ -8,8 +8,8 @@
  * peer, the test name says "troupe differs".
  */
 import { formatIssue, loadRoleConfig, type LoadResult } from '../../src/core/config/load';
-import { evaluateTermination } from '../../src/core/termination/evaluate';
-import { verdictKey } from '../../src/core/termination/scan';
+import { evaluateTermination } from '../../src/core/conditions/evaluate';
+import { verdictKey } from '../../src/core/conditions/view';
 import { recordAll, view } from './fixtures/termination-view';
 import { simulateRound } from './fixtures/round-sim';
 

@@ -1,6 +1,6 @@
 import { compileYaml } from '../helpers/compile';
 import { countBackEdges, hardCapReached, iterationOf, routeWave } from '../../src/core/waves/routing';
-import type { Condition } from '../../src/core/termination/types';
+import type { Condition } from '../../src/core/conditions/types';
 
 const never = () => false;
 const always = () => true;

@@ -5,7 +5,7 @@
  */
 import type { CompiledBudget } from '../graph/types';
 import { plural } from '../text/format';
-import type { TokenCounts } from '../termination/view';
+import type { TokenCounts } from '../conditions/view';
 
 /** Price of a model in USD per 1M tokens. */
 export interface ModelPrice {

@@ -20,11 +20,7 @@ export const CONFIG_MESSAGES = {
   pattern: (p: string) => `must match ${p}`,
   multipleOf: (n: number) => `must be a multiple of ${n}`,
   invalid: 'invalid value',
-  /** A `result_matches` with no matcher could never hold, so it is an error rather than a silent never. */
-  resultMatchesNeedsMatcher: 'needs at least one of contains, regex, score_gte, no_changes (without one it could never hold)',
-  tokenUsageNeedsLimit: 'needs at least one of max_total_tokens, max_prompt_tokens, max_completion_tokens',
   signalType: 'must match [a-z][a-z0-9_]*',
-  regexFlags: 'may use only the flags i, m, s, u',
   emptyDocument: 'the file is empty; expected a mapping with name, agents and collaboration',
   multipleDocuments: 'a role.yaml holds a single YAML document; remove the extra "---"',
   unresolvedAlias: (name: string) => `alias "*${name}" refers to no anchor "&${name}" defined before it`,

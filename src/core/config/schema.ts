@@ -16,9 +16,9 @@ export const SIGNAL_TYPE_RE = /^[a-z][a-z0-9_]*$/;
 const positiveInt = z.number().int().positive();
 /**
  * A loop cap (`collaboration.max_iterations`, the `max_iterations` condition): a whole number of
- * iterations, at least 1 (a cap of 0 would stop a loop before its first revisit).
+ * iterations, at least 1; a cap of 0 would stop a loop before its first revisit.
  */
-const loopCap = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1));
+export const LoopCapSchema = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1));
 
 export const ModelSchema = z.strictObject({
   name: z.string().min(1).optional(),
@@ -72,65 +72,7 @@ export const EdgeObjectSchema = z.strictObject({
 });
 export const EdgeSchema = z.union([z.string(), EdgeObjectSchema]);
 
-/**
- * Per-key schemas of the termination conditions. A condition item in YAML is an object with
- * exactly one of these keys (or the string `signal_observed(type)`); `any_of`/`all_of` nest.
- */
-export const CONDITION_SCHEMAS = {
-  max_iterations: loopCap,
-  timeout_ms: positiveInt,
-  converged: z.union([
-    z.string().min(1),
-    z.strictObject({ agent: z.string().min(1), criteria: z.string().min(1).optional() }),
-  ]),
-  result_matches: z
-    .strictObject({
-      agent: z.string().min(1),
-      contains: z.string().min(1).optional(),
-      regex: z.string().min(1).optional(),
-      flags: z
-        .string()
-        .regex(/^[imsu]*$/, M.regexFlags)
-        .optional(),
-      score_gte: z.number().optional(),
-      no_changes: z.boolean().optional(),
-    })
-    .refine(
-      (m) =>
-        m.contains !== undefined ||
-        m.regex !== undefined ||
-        m.score_gte !== undefined ||
-        m.no_changes !== undefined,
-      { message: M.resultMatchesNeedsMatcher },
-    ),
-  stuck: z.strictObject({
-    repeats: z.number().int(M.integerAtLeast(2)).min(2, M.integerAtLeast(2)),
-    agent: z.string().min(1).optional(),
-  }),
-  signal_observed: z.string().regex(SIGNAL_TYPE_RE, M.signalType),
-  max_messages: positiveInt,
-  text_mention: z.union([
-    z.string().min(1),
-    z.strictObject({ text: z.string().min(1), sources: z.array(z.string().min(1)).min(1).optional() }),
-  ]),
-  token_usage: z
-    .strictObject({
-      max_total_tokens: positiveInt.optional(),
-      max_prompt_tokens: positiveInt.optional(),
-      max_completion_tokens: positiveInt.optional(),
-    })
-    .refine(
-      (t) =>
-        t.max_total_tokens !== undefined ||
-        t.max_prompt_tokens !== undefined ||
-        t.max_completion_tokens !== undefined,
-      { message: M.tokenUsageNeedsLimit },
-    ),
-} as const;
-
-export type BuiltinConditionKey = keyof typeof CONDITION_SCHEMAS | 'any_of' | 'all_of';
-
-/** Termination block: raw condition items, parsed (with located errors) by `core/termination/parse.ts`. */
+/** Termination block: raw condition items, parsed (with located errors) by `core/conditions/parse.ts`. */
 export const TerminationSchema = z.strictObject({
   any_of: z.array(z.unknown()).min(1, 'must list at least one condition').optional(),
   all_of: z.array(z.unknown()).min(1, 'must list at least one condition').optional(),
@@ -140,7 +82,7 @@ export const CollaborationSchema = z.strictObject({
   topology: z.string().min(1).optional(),
   agents: z.array(z.string().min(1)).optional(),
   flow: z.array(EdgeSchema).optional(),
-  max_iterations: loopCap.optional(),
+  max_iterations: LoopCapSchema.optional(),
   context: z.enum(['inbox', 'thread']).optional(),
   termination: TerminationSchema.optional(),
 });

@@ -7,8 +7,8 @@
  * Pure and unit-tested; the workflow only carries the step out (docs/architecture.md, "The run loop").
  */
 import type { BudgetStop } from '../budgets/ledger';
-import { priorityOf } from '../termination/evaluate';
-import type { Stop } from '../termination/evaluate';
+import type { Stop } from '../conditions/evaluate';
+import { endsWhileWaiting, priorityOf } from './reasons';
 import type { RunEnd } from './result';
 import { RUN_TEXTS } from './texts';
 
@@ -68,7 +68,7 @@ export interface Situation {
 export interface DecisionRules {
   /**
    * After a wave, ends that come from conditions (termination, loop cap, goal, graph end) wait while
-   * requests are open or the goal is paused; only hard limits (budgets, `timeout_ms`) end the run
+   * requests are open or the goal is paused; only hard limits (budgets, a condition marked `hard` such as `timeout_ms`) end the run
    * then. Without it a condition could end the run past an open request.
    */
   holdSoftEnds: boolean;
@@ -81,9 +81,6 @@ export const CURRENT_RULES: DecisionRules = { holdSoftEnds: true, capBeforeWave:
 
 /** The rules troupe 0.1 ran with (kept so its runs replay). */
 export const RULES_0_1: DecisionRules = { holdSoftEnds: false, capBeforeWave: false };
-
-/** Reasons that may end a run while requests are open or the goal is paused. */
-const HARD_CONDITION_REASONS: ReadonlySet<string> = new Set(['timeout']);
 
 /** A step that ends: through the round end when the status allows completion checks, else at once. */
 export function endStep(end: RunEnd): NextStep {
@@ -179,8 +176,8 @@ function afterWave(s: Situation, rules: DecisionRules): NextStep {
   if (rules.holdSoftEnds) {
     const wait = waitFor(s, false);
     if (wait) {
-      const timeout = s.termination && HARD_CONDITION_REASONS.has(s.termination.reason) ? stopEnd(s.termination) : undefined;
-      const hard = budgetEnd(s.budget) ?? timeout;
+      const limit = s.termination && endsWhileWaiting(s.termination.reason) ? stopEnd(s.termination) : undefined;
+      const hard = budgetEnd(s.budget) ?? limit;
       return hard ? endStep(hard) : wait;
     }
   }

@@ -1,7 +1,7 @@
 /**
  * The RunResult and the `status` query view, built from the run state. Pure.
  */
-import type { RunStatus } from '../termination/types';
+import type { RunStatus } from './reasons';
 import type { UsageLedger } from '../budgets/ledger';
 import type { GoalHistoryEntry } from '../goals';
 import { pendingRequests, type PendingRequest } from '../humans/requests';

@@ -9,7 +9,7 @@ import { awaitingHumans, holdsResults } from '../humans/requests';
 import { activeMs } from '../state/clock';
 import type { RunState } from '../state/state';
 import { terminationView } from '../state/view';
-import { evaluateTermination } from '../termination/evaluate';
+import { evaluateTermination } from '../conditions/evaluate';
 import { hardCapReached } from '../waves/routing';
 import type { DecisionPoint, Situation } from './decide';
 import type { RunEnd } from './result';

@@ -3,7 +3,7 @@
  * the turn limit is checked before the duration limit, and turnCount counts auto-continuations.
  * Import the goal API from `./index`.
  */
-import type { RunStatus } from '../termination/types';
+import type { RunStatus } from '../ending/reasons';
 import { goalContinuationPrompt } from './prompts';
 import { GOAL_TEXTS } from './texts';
 import {

@@ -1,13 +1,15 @@
 /**
  * The effective hard cap: one number that every loop group's counter is held under, per round (the
  * round ends when a counter reaches it). A configured `collaboration.max_iterations` is the cap.
- * Without one, the cap comes from what bounds the loops: a `max_iterations: N` condition gives N;
- * a `max_messages: N` condition that can end the run by itself gives enough iterations for N agent
- * results (see {@link iterationsForMessages}); the largest wins. Only a cyclic graph bounded by
- * neither gets {@link DEFAULT_MAX_ITERATIONS}, with the "Cycle detected" warning. Pure.
+ * Without one, the cap comes from the conditions' loop bounds (their plugins' `loopBound`): an
+ * `iterations: N` bound (`max_iterations: N`) gives N; a `messages: N` bound (`max_messages: N`)
+ * of a condition that can end the run by itself gives enough iterations for N agent results (see
+ * {@link iterationsForMessages}); the largest wins. Only a cyclic graph bounded by neither gets
+ * {@link DEFAULT_MAX_ITERATIONS}, with the "Cycle detected" warning. Pure.
  */
-import type { Condition, Termination } from '../termination/types';
-import { largestMaxIterations } from './condition-walk';
+import type { LoopBound } from '../conditions/plugin';
+import type { Termination } from '../conditions/types';
+import { loopBounds } from '../conditions/walk';
 import { PARENT, type LoopGroup } from './types';
 
 /** Hard cap on a cyclic graph that nothing else bounds (the validator warns about it). */
@@ -105,22 +107,6 @@ export function iterationsForMessages(messages: number, shape: LoopShape): numbe
   }
 }
 
-/** Leaves of `c` that make it hold by themselves (through any_of items and one-item all_of lists). */
-function leavesThatEndAlone(c: Condition): Condition[] {
-  if (c.kind === 'any_of') return c.items.flatMap(leavesThatEndAlone);
-  if (c.kind === 'all_of') return c.items.length === 1 ? leavesThatEndAlone(c.items[0]) : [];
-  return [c];
-}
-
-/**
- * The conditions that end the run by themselves when they hold: items of `any_of` (nested any_of
- * included) and the only item of a one-item `all_of`. A `max_messages` beside other `all_of` items
- * is not one of them: it holds without stopping the run.
- */
-export function conditionsThatEndAlone(t: Termination): Condition[] {
-  return [...t.anyOf.flatMap(leavesThatEndAlone), ...(t.allOf.length === 1 ? leavesThatEndAlone(t.allOf[0]) : [])];
-}
-
 /** What {@link effectiveCap} reads. */
 export interface CapInput {
   /** `collaboration.max_iterations`, when set. */
@@ -141,13 +127,31 @@ export function iterationsForMessagesInAll(messages: number, shapes: readonly Lo
   return Math.max(0, ...shapes.map((s) => iterationsForMessages(messages, s)));
 }
 
+/**
+ * The cap one loop bound asks for: an `iterations` bound its N wherever it sits; a `messages` bound
+ * the iterations its N results need, but only when its condition ends the run alone (beside other
+ * `all_of` items it holds without stopping anything).
+ */
+function capFor(bound: LoopBound, endsAlone: boolean, shapes: readonly LoopShape[]): number | undefined {
+  switch (bound.kind) {
+    case 'iterations':
+      return bound.n;
+    case 'messages':
+      return endsAlone ? iterationsForMessagesInAll(bound.n, shapes) : undefined;
+    default: {
+      const never: never = bound;
+      return never;
+    }
+  }
+}
+
 /** The effective hard cap (module doc). 0 on an acyclic graph without a configured cap. */
 export function effectiveCap(input: CapInput): EffectiveCap {
   if (input.configured !== undefined) return { cap: input.configured, bounded: true };
   if (input.loopGroups.length === 0) return { cap: 0, bounded: true };
-  const t = input.termination;
-  const fromIterations = largestMaxIterations([...t.anyOf, ...t.allOf]);
-  const fromMessages = conditionsThatEndAlone(t).flatMap((c) => (c.kind === 'max_messages' ? [iterationsForMessagesInAll(c.n, input.shapes)] : []));
-  const derived = [...(fromIterations === undefined ? [] : [fromIterations]), ...fromMessages];
+  const derived = loopBounds(input.termination).flatMap(({ bound, endsAlone }) => {
+    const cap = capFor(bound, endsAlone, input.shapes);
+    return cap === undefined ? [] : [cap];
+  });
   return derived.length === 0 ? { cap: DEFAULT_MAX_ITERATIONS, bounded: false } : { cap: Math.max(...derived), bounded: true };
 }

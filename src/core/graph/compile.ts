@@ -6,10 +6,10 @@
  */
 import type { RoleConfig } from '../config/schema';
 import { prefixIssues, type PathIssue } from '../config/issues';
-import { parseCondition } from '../termination/parse';
-import type { Condition, Termination } from '../termination/types';
+import { parseCondition } from '../conditions/parse';
+import type { Condition, Termination } from '../conditions/types';
 import { effectiveCap, iterationsForMessagesInAll, loopShape } from './cap';
-import { locateParsed, usesJudge, type LocatedCondition } from './condition-walk';
+import { locateParsed, usesJudge, type LocatedCondition } from '../conditions/walk';
 import { edgePath, parseFlowEdge, type EdgeDraft } from './edges';
 import { findLoopGroups, nodesInOrder } from './loops';
 import { mergeEdges } from './merge';

@@ -10,7 +10,7 @@
  * edges does not warn; a pair with at least one edge written in `flow` does. Pure.
  */
 import type { Path, PathIssue } from '../config/issues';
-import type { LocatedCondition } from './condition-walk';
+import type { LocatedCondition } from '../conditions/walk';
 import { edgePath, type EdgeDraft } from './edges';
 import { GRAPH_MESSAGES as M } from './messages';
 

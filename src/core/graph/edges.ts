@@ -7,8 +7,8 @@
  */
 import type { EdgeConfig } from '../config/schema';
 import { prefixIssues, type Path, type PathIssue } from '../config/issues';
-import { parseCondition } from '../termination/parse';
-import { locateParsed, type LocatedCondition } from './condition-walk';
+import { parseCondition } from '../conditions/parse';
+import { locateParsed, type LocatedCondition } from '../conditions/walk';
 import { GRAPH_MESSAGES as M } from './messages';
 import { PARENT, type Edge } from './types';
 

@@ -1,9 +1,10 @@
 /**
- * Short texts for pictures of the graph: condition descriptions for
- * `when` guards, edge labels, loop-group titles. Pure.
+ * Short texts for pictures of the graph (`troupe graph`): condition labels for `when` guards (a
+ * leaf's plugin gives its `label`, else its `describe`, else its key), edge labels, loop-group
+ * titles. Pure.
  */
-import { getConditionPlugin } from '../termination/registry';
-import type { Condition } from '../termination/types';
+import { pluginOf } from '../conditions/registry';
+import type { Condition } from '../conditions/types';
 import type { CompiledGraph, Edge, LoopGroup } from './types';
 
 /** Texts used in pictures. */
@@ -14,57 +15,17 @@ export const RENDER_TEXT = {
   loopTitle: (g: LoopGroup, cap: number) => `loop ${g.id} · cap ${cap}`,
 } as const;
 
-function duration(ms: number): string {
-  if (ms >= 60_000) return `${+(ms / 60_000).toFixed(1)}min`;
-  if (ms >= 1_000) return `${+(ms / 1_000).toFixed(1)}s`;
-  return `${Math.round(ms)}ms`;
-}
-
-/** A one-line description of a condition for pictures, with matcher details (`critic score ≥ 85`); prompts use `termination/describe.ts`. */
+/** A one-line description of a condition for pictures, with matcher details (`critic score ≥ 85`); prompts use `conditions/describe.ts`. */
 export function describeGuard(c: Condition): string {
   switch (c.kind) {
-    case 'max_iterations':
-      return `${c.n} iterations`;
-    case 'timeout_ms':
-      return `${duration(c.ms)} elapsed`;
-    case 'converged':
-      return `${c.agent} converged`;
-    case 'result_matches': {
-      const parts = [
-        c.contains !== undefined ? `contains "${c.contains}"` : '',
-        c.regex !== undefined ? `matches /${c.regex}/${c.flags ?? ''}` : '',
-        c.scoreGte !== undefined ? `score ≥ ${c.scoreGte}` : '',
-        c.noChanges ? 'unchanged' : '',
-      ].filter(Boolean);
-      return `${c.agent} ${parts.join(' and ')}`;
-    }
-    case 'stuck':
-      return `${c.repeats} identical results${c.agent ? ` from ${c.agent}` : ''}`;
-    case 'signal_observed':
-      return `signal ${c.type}`;
-    case 'max_messages':
-      return `${c.n} messages`;
-    case 'text_mention':
-      return `"${c.text}" mentioned${c.sources ? ` by ${c.sources.join(', ')}` : ''}`;
-    case 'token_usage': {
-      const parts = [
-        c.maxTotalTokens !== undefined ? `total ${c.maxTotalTokens}` : '',
-        c.maxPromptTokens !== undefined ? `prompt ${c.maxPromptTokens}` : '',
-        c.maxCompletionTokens !== undefined ? `completion ${c.maxCompletionTokens}` : '',
-      ].filter(Boolean);
-      return `tokens ${parts.join(', ')}`;
-    }
     case 'any_of':
       return `(${c.items.map(describeGuard).join(' or ')})`;
     case 'all_of':
       return `(${c.items.map(describeGuard).join(' and ')})`;
-    case 'custom': {
-      const plugin = getConditionPlugin(c.key);
-      return plugin?.describe ? plugin.describe(c.params) : c.key;
-    }
     default: {
-      const never: never = c;
-      return String(never);
+      const { key, plugin, params } = pluginOf(c);
+      if (plugin?.label) return plugin.label(params);
+      return plugin?.describe ? plugin.describe(params) : key;
     }
   }
 }

@@ -3,7 +3,7 @@
  * needs is here, resolved: agents with their effective model, edges in compiled order, loop groups,
  * the effective hard cap and the termination expression.
  */
-import type { Condition, Termination } from '../termination/types';
+import type { Condition, Termination } from '../conditions/types';
 
 /** The orchestrator node. Edges to it are exit edges. */
 export const PARENT = 'parent';

@@ -4,8 +4,9 @@
  * short-circuits: every issue is reported at once, at the most specific YAML path, and check 7
  * reads the agent names of invalid condition items too. Pure.
  */
-import type { PathIssue } from '../config/issues';
-import { allOfLeaves, type LocatedCondition } from './condition-walk';
+import type { Path, PathIssue } from '../config/issues';
+import type { LoopBound } from '../conditions/plugin';
+import { allOfLeaves, loopBoundOf, type LocatedCondition } from '../conditions/walk';
 import { deadExitWarnings } from './dead-exits';
 import { endpointPath, type EdgeDraft } from './edges';
 import { nodesInOrder } from './loops';
@@ -57,6 +58,22 @@ function checkEndpoints(input: GraphValidationInput, declared: ReadonlySet<strin
   }
 }
 
+/** An `all_of` loop bound the hard cap can pre-empt: the cap stops the loop before the bound can hold. */
+function allOfBoundWarnings(bound: LoopBound, at: Path, input: GraphValidationInput): PathIssue[] {
+  switch (bound.kind) {
+    case 'iterations':
+      return bound.n >= input.cap ? [{ path: at, message: M.allOfCap(bound.n, input.cap) }] : [];
+    case 'messages': {
+      const needs = input.iterationsForMessages?.(bound.n) ?? 0;
+      return needs > input.cap ? [{ path: at, message: M.allOfMessagesCap(bound.n, needs, input.cap) }] : [];
+    }
+    default: {
+      const never: never = bound;
+      return never;
+    }
+  }
+}
+
 function checkConditions(input: GraphValidationInput, declared: ReadonlySet<string>, out: ValidationIssues): void {
   for (const { agents, scope } of input.conditions) {
     for (const ref of agents) {
@@ -67,11 +84,8 @@ function checkConditions(input: GraphValidationInput, declared: ReadonlySet<stri
   for (const { condition, path, inAllOf } of input.conditions) {
     if (!condition) continue;
     for (const { leaf, path: at } of allOfLeaves(condition, path, inAllOf)) {
-      if (leaf.kind === 'max_iterations' && leaf.n >= input.cap) out.warnings.push({ path: at, message: M.allOfCap(leaf.n, input.cap) });
-      if (leaf.kind === 'max_messages') {
-        const needs = input.iterationsForMessages?.(leaf.n) ?? 0;
-        if (needs > input.cap) out.warnings.push({ path: at, message: M.allOfMessagesCap(leaf.n, needs, input.cap) });
-      }
+      const bound = loopBoundOf(leaf);
+      if (bound) out.warnings.push(...allOfBoundWarnings(bound, at, input));
     }
   }
 }

@@ -5,7 +5,7 @@
 import type { CompiledGraph } from '../graph/types';
 import { addNote, type RunState } from '../state/state';
 import { terminationView } from '../state/view';
-import { conditionHolds } from '../termination/evaluate';
+import { conditionHolds } from '../conditions/evaluate';
 import { mergeWaves, routeIntoState } from '../waves/routing';
 import { takeDecided, type HumanRequest } from './requests';
 

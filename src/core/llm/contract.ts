@@ -3,7 +3,7 @@
  * Prompts are built in the pure core; activities only perform the calls.
  */
 import type { ResolvedModel } from '../graph/types';
-import type { TokenCounts } from '../termination/view';
+import type { TokenCounts } from '../conditions/view';
 import type { ToolCallRecord, ToolDefinition } from './tool-contract';
 
 export interface ChatMessage {

@@ -7,7 +7,7 @@
  * endpoint and no worker tool needs no preparation. Pure.
  */
 import type { CompiledGraph } from '../graph/types';
-import { judgeTargets } from '../termination/evaluate';
+import { judgeTargets } from '../conditions/walk';
 import { BUILTIN_TOOLS } from '../config/schema';
 import type { PrepareInput } from './contract';
 

@@ -3,7 +3,7 @@
  * and each tool call is its own activity, driven by the workflow. Plain JSON in, plain JSON out.
  */
 import type { ResolvedModel } from '../graph/types';
-import type { TokenCounts } from '../termination/view';
+import type { TokenCounts } from '../conditions/view';
 
 /**
  * A worker tool (an MCP server's tool or a module tool) as the workflow records it when a run starts:

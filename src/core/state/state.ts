@@ -4,7 +4,7 @@
  * run-scoped. Pure: time is passed in as workflow milliseconds.
  */
 import type { CompiledGraph } from '../graph/types';
-import type { TerminationView, TokenCounts } from '../termination/view';
+import type { TerminationView, TokenCounts } from '../conditions/view';
 import { createGoal, goalFrameworkBlock, type GoalState } from '../goals';
 import type { HumanRequest } from '../humans/requests';
 import type { ToolCallRecord, ToolDefinition } from '../llm/tool-contract';

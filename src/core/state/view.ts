@@ -1,5 +1,5 @@
 /** What the termination conditions read: the current round's state at workflow time `now`. Pure. */
-import type { TerminationView } from '../termination/view';
+import type { TerminationView } from '../conditions/view';
 import { activeMs } from './clock';
 import type { RunState } from './state';
 

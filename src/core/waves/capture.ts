@@ -53,6 +53,11 @@ export function normalizeResult(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+/** The needle a text matcher looks for: normalized like the result, unless that would empty it. */
+export function needleOf(text: string): string {
+  return normalizeResult(text) || text;
+}
+
 /** The first `score: N` in the text (see `SCORE_RE`), or null when there is none. */
 export function extractScore(text: string): number | null {
   const m = SCORE_RE.exec(text);

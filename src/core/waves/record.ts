@@ -11,7 +11,7 @@ import type { GoalEvent } from '../goals';
 import { openRequest, REQUEST_SIGNAL_KINDS } from '../humans/requests';
 import type { AgentCallResult } from '../llm/contract';
 import { RUN_TEXTS } from '../ending/texts';
-import { stuckWindow, updateLatches } from '../termination/evaluate';
+import { hashWindow, updateLatches } from '../conditions/walk';
 import { recapText } from '../text/utf8';
 import { hashResult } from '../text/hash';
 import {
@@ -62,7 +62,7 @@ export function recordResult(
   const previous = state.results[item.agent];
   state.results[item.agent] = { text: captured, hash, count: (previous?.count ?? 0) + 1 };
   round.latest[item.agent] = options.keepLines ? { text: normalized, hash, lines: lineText(captured) } : { text: normalized, hash };
-  pushBounded((round.hashes[item.agent] ??= []), hash, stuckWindow(graph.termination, graph.edges) + 1);
+  pushBounded((round.hashes[item.agent] ??= []), hash, hashWindow(graph.termination, graph.edges) + 1);
   if (kind === 'agent') round.messages += 1;
   round.usage = addUsage(round.usage, result.usage);
   recordCall(state.usage, {

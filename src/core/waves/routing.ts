@@ -3,7 +3,7 @@
  * first-seen order, joins merged), exits taken and back edges traversed (docs/semantics.md,
  * "Routing"). Pure: `when` guards are evaluated by an injected predicate on the state after judging.
  */
-import type { Condition } from '../termination/types';
+import type { Condition } from '../conditions/types';
 import type { CompiledGraph } from '../graph/types';
 import { RUN_TEXTS } from '../ending/texts';
 import { warn, type RunState } from '../state/state';

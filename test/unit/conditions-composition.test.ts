@@ -1,7 +1,8 @@
 import { hashResult } from '../../src/core/text/hash';
-import { evaluateTermination, verdictKey } from '../../src/core/termination/evaluate';
-import type { Condition } from '../../src/core/termination/types';
-import type { TerminationView } from '../../src/core/termination/view';
+import { evaluateTermination } from '../../src/core/conditions/evaluate';
+import { verdictKey } from '../../src/core/conditions/view';
+import type { Condition } from '../../src/core/conditions/types';
+import type { TerminationView } from '../../src/core/conditions/view';
 import { record, recordAll, term, view } from './fixtures/termination-view';
 
 const maxIter = (n: number): Condition => ({ kind: 'max_iterations', n });

@@ -1,6 +1,7 @@
 import { hashResult } from '../../src/core/text/hash';
-import { conditionHolds, evaluateTermination, verdictKey } from '../../src/core/termination/evaluate';
-import type { Condition } from '../../src/core/termination/types';
+import { conditionHolds, evaluateTermination } from '../../src/core/conditions/evaluate';
+import { verdictKey } from '../../src/core/conditions/view';
+import type { Condition } from '../../src/core/conditions/types';
 import { record, recordAll, term, view } from './fixtures/termination-view';
 
 const stopOf = (c: Condition, v = view()) => evaluateTermination(term([c]), v);

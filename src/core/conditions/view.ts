@@ -1,13 +1,15 @@
 /**
- * What the termination evaluator reads (SPEC §4.6, §11.1): a plain snapshot of the round-scoped
- * state, built by the run state. Everything here is this round's, except where noted.
+ * What conditions read: a plain snapshot of the round-scoped run state, built by the run state
+ * (`core/state/view.ts`). Everything here is this round's, except where noted.
  */
+/** Token usage of a round or a call. */
 export interface TokenCounts {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
 }
 
+/** The round-scoped state every condition reads (built-in and plugin alike). */
 export interface TerminationView {
   /** Active milliseconds elapsed in this round (the clock stops while paused or waiting for a human). */
   roundActiveMs: number;
@@ -30,4 +32,12 @@ export interface TerminationView {
   messages: number;
   /** Token usage of this round. */
   usage: TokenCounts;
+}
+
+/**
+ * Key of a judge verdict in `TerminationView.verdicts`: the agent alone, or `agent:criteria`
+ * (agent names cannot contain `:`).
+ */
+export function verdictKey(agent: string, criteria?: string): string {
+  return criteria === undefined ? agent : `${agent}:${criteria}`;
 }

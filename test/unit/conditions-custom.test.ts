@@ -1,14 +1,9 @@
-import { clearRegisteredConditions, registerCondition } from '../../src/core/termination/registry';
-import {
-  conditionHolds,
-  describeCondition,
-  describeTermination,
-  evaluateTermination,
-  priorityOf,
-  statusForReason,
-} from '../../src/core/termination/evaluate';
-import type { Condition } from '../../src/core/termination/types';
-import type { TerminationView } from '../../src/core/termination/view';
+import { clearRegisteredConditions, registerCondition } from '../../src/core/conditions/registry';
+import { describeCondition, describeTermination } from '../../src/core/conditions/describe';
+import { conditionHolds, evaluateTermination } from '../../src/core/conditions/evaluate';
+import { priorityOf, statusForReason } from '../../src/core/ending/reasons';
+import type { Condition } from '../../src/core/conditions/types';
+import type { TerminationView } from '../../src/core/conditions/view';
 import { recordAll, term, view } from './fixtures/termination-view';
 
 interface Approvals {

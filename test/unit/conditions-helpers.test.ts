@@ -1,17 +1,15 @@
+import { describeCondition, describeTermination } from '../../src/core/conditions/describe';
+import { priorityOf, statusForReason } from '../../src/core/ending/reasons';
+import { verdictKey } from '../../src/core/conditions/view';
+import { latchKey } from '../../src/core/conditions/builtin/text-mention';
 import {
-  describeCondition,
-  describeTermination,
   judgeTargets,
-  latchKey,
-  priorityOf,
   scoreReaders,
-  statusForReason,
-  stuckWindow,
+  hashWindow as stuckWindow,
   timeoutMs,
   updateLatches,
-  verdictKey,
-} from '../../src/core/termination/evaluate';
-import type { Condition } from '../../src/core/termination/types';
+} from '../../src/core/conditions/walk';
+import type { Condition } from '../../src/core/conditions/types';
 import { term } from './fixtures/termination-view';
 
 const mention = (text: string, sources?: string[]): Extract<Condition, { kind: 'text_mention' }> =>

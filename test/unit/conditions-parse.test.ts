@@ -1,5 +1,5 @@
-import { parseCondition, parseConditionList } from '../../src/core/termination/parse';
-import { clearRegisteredConditions, registerCondition } from '../../src/core/termination/registry';
+import { parseCondition, parseConditionList } from '../../src/core/conditions/parse';
+import { clearRegisteredConditions, registerCondition } from '../../src/core/conditions/registry';
 
 const ok = (item: unknown) => {
   const r = parseCondition(item);
