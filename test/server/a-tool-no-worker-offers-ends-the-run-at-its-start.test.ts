@@ -38,7 +38,7 @@ describe('a tool no worker offers', () => {
     fs.writeFileSync(role, ROLE);
     const v = await troupe('validate', role, '--tools', path.join(t.dir, 'tools.yaml'));
     expect(v.code).toBe(1);
-    expect(v.stdout).toContain(`${role}:3:50 agents.maker.tools[1]: tool "files.write_file" is not offered by this worker; it offers: goal, signal, append_line, shout`);
+    expect(v.stdout).toContain(`${role}:3:50 agents.maker.tools[1]: tool "files.write_file" is not offered by this worker; it offers: goal, signal, append_line, record_key, shout, wait_for_cancel`);
     fs.writeFileSync(role, ROLE.replace(', files.write_file', ''));
     expect((await troupe('validate', role, '--tools', path.join(t.dir, 'tools.yaml'))).code).toBe(0);
   });
