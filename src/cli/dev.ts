@@ -13,8 +13,8 @@ import { formatIssue } from '../core/config/issues';
 import { loadRoleFile } from '../config-file';
 import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer } from '../dev/temporal-server';
 import { startOfflineModel } from '../dev/offline-model';
-import { createWorker, openTools } from '../worker';
-import type { ToolRegistry } from '../tools';
+import { createWorker } from '../worker';
+import { openToolsOrExplain } from './open-tools';
 import { checkRoleTools } from '../tools/check-role';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
@@ -45,16 +45,8 @@ async function portFree(port: number): Promise<boolean> {
 /** Run the command. */
 export async function run(args: ParsedArgs): Promise<number> {
   const file = args.positionals[0] ?? DEMO_FILE;
-  const toolsFile = stringFlag(args, 'tools');
-  let tools: ToolRegistry | undefined;
-  if (toolsFile) {
-    try {
-      tools = await openTools(toolsFile);
-    } catch (e) {
-      err((e as Error).message);
-      return 1;
-    }
-  }
+  const tools = await openToolsOrExplain(stringFlag(args, 'tools'));
+  if (tools === false) return 1;
   const offered = tools?.definitions();
   const loaded = loadRoleFile(file, offered ? (config) => checkRoleTools(config, offered) : undefined);
   for (const e of loaded.errors) err(formatIssue(e));

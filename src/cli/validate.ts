@@ -11,8 +11,8 @@ import { err, out } from './io';
 import { loadPlugins } from './plugins';
 import { CLI_TEXT } from './texts';
 import { checkRoleTools } from '../tools/check-role';
-import type { ToolRegistry, ToolsLogger } from '../tools';
-import { openTools } from '../worker';
+import type { ToolsLogger } from '../tools';
+import { openToolsOrExplain } from './open-tools';
 
 /** Tool servers' chatter stays out of the report; their warnings go to stderr. */
 const quietLogger: ToolsLogger = { info: () => undefined, warn: err, error: err };
@@ -25,16 +25,8 @@ export async function run(args: ParsedArgs): Promise<number> {
     err(pluginError);
     return 1;
   }
-  const toolsFile = stringFlag(args, 'tools');
-  let registry: ToolRegistry | undefined;
-  if (toolsFile) {
-    try {
-      registry = await openTools(toolsFile, quietLogger);
-    } catch (e) {
-      err((e as Error).message);
-      return 1;
-    }
-  }
+  const registry = await openToolsOrExplain(stringFlag(args, 'tools'), quietLogger);
+  if (registry === false) return 1;
   const offered = registry?.definitions();
   const r = loadRoleFile(file, offered ? (config) => checkRoleTools(config, offered) : undefined);
   await registry?.close();

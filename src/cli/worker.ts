@@ -4,8 +4,8 @@
  */
 import { endpointPolicy } from '../activities/endpoints';
 import { settingsFromEnv } from '../settings';
-import { createWorker, openTools } from '../worker';
-import type { ToolRegistry } from '../tools';
+import { createWorker } from '../worker';
+import { openToolsOrExplain } from './open-tools';
 import { stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
 import { RUN_TEXT } from './run-texts';
@@ -19,16 +19,8 @@ export async function run(args: ParsedArgs): Promise<number> {
     err((e as Error).message);
     return 1;
   }
-  const toolsFile = stringFlag(args, 'tools');
-  let tools: ToolRegistry | undefined;
-  if (toolsFile) {
-    try {
-      tools = await openTools(toolsFile);
-    } catch (e) {
-      err((e as Error).message);
-      return 1;
-    }
-  }
+  const tools = await openToolsOrExplain(stringFlag(args, 'tools'));
+  if (tools === false) return 1;
   let worker;
   try {
     worker = await createWorker({ plugins: stringFlag(args, 'plugins'), ...(tools ? { tools } : {}) });

@@ -109,3 +109,9 @@ export function nameIn(v: unknown): string | undefined {
 export function fieldOf(v: unknown, field: string): unknown {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[field] : undefined;
 }
+
+/** The agent a condition's `agent` field names, located at `agent` (read even from an invalid item). */
+export function agentField(value: unknown): Array<{ agent: string; path: Path }> {
+  const agent = nameIn(fieldOf(value, 'agent'));
+  return agent === undefined ? [] : [{ agent, path: ['agent'] }];
+}

@@ -29,6 +29,10 @@ export interface ReasonInfo {
 /** Priority of a reason nobody ranks: last, like a failure. */
 export const DEFAULT_PRIORITY = 5;
 
+const CANCELLED = { status: 'cancelled', priority: DEFAULT_PRIORITY } as const;
+const OVER_BUDGET = { status: 'budget_exceeded', priority: DEFAULT_PRIORITY } as const;
+const FAILED = { status: 'failed', priority: DEFAULT_PRIORITY } as const;
+
 /** Every reason that is not a condition's. */
 export const RUN_REASONS = {
   exit: { status: 'completed', priority: 1 },
@@ -47,18 +51,18 @@ export const RUN_REASONS = {
     priority: 3,
     hint: 'no edge led on and no exit was taken; add an exit edge or loosen the when guards',
   },
-  user_stop: { status: 'cancelled', priority: DEFAULT_PRIORITY },
-  user_abort: { status: 'cancelled', priority: DEFAULT_PRIORITY },
-  token_budget_exceeded: { status: 'budget_exceeded', priority: DEFAULT_PRIORITY },
-  money_budget_exceeded: { status: 'budget_exceeded', priority: DEFAULT_PRIORITY },
-  max_turns_exceeded: { status: 'budget_exceeded', priority: DEFAULT_PRIORITY },
-  duration_budget_exceeded: { status: 'budget_exceeded', priority: DEFAULT_PRIORITY },
-  tool_budget_exceeded: { status: 'budget_exceeded', priority: DEFAULT_PRIORITY },
-  error: { status: 'failed', priority: DEFAULT_PRIORITY },
-  fatal_error: { status: 'failed', priority: DEFAULT_PRIORITY },
-  activity_failed: { status: 'failed', priority: DEFAULT_PRIORITY },
-  token_window_exceeded: { status: 'failed', priority: DEFAULT_PRIORITY },
-  compaction_circuit_breaker: { status: 'failed', priority: DEFAULT_PRIORITY },
+  user_stop: CANCELLED,
+  user_abort: CANCELLED,
+  token_budget_exceeded: OVER_BUDGET,
+  money_budget_exceeded: OVER_BUDGET,
+  max_turns_exceeded: OVER_BUDGET,
+  duration_budget_exceeded: OVER_BUDGET,
+  tool_budget_exceeded: OVER_BUDGET,
+  error: FAILED,
+  fatal_error: FAILED,
+  activity_failed: FAILED,
+  token_window_exceeded: FAILED,
+  compaction_circuit_breaker: FAILED,
 } as const satisfies Record<string, ReasonInfo>;
 
 /** A stop reason: one of {@link RUN_REASONS}, or a condition plugin's `reason`. */

@@ -1,7 +1,7 @@
 /**
- * Edge parsing: the string form `"a -> b: label"` (rolebox's regex) and the
+ * Edge parsing: the string form `"a -> b: label"` and the
  * object form `{from, to, label?, exit?, when?}`. `exit` is true exactly for edges to parent; a
- * malformed edge is an error (rolebox skipped it). Each edge remembers where it came from so the
+ * malformed edge is an error, never skipped. Each edge remembers where it came from so the
  * validator can point at it in the YAML. An object edge whose `exit` or `when` is wrong is still
  * returned beside its errors, so that its endpoints and the rest of the graph are checked too. Pure.
  */
@@ -12,7 +12,7 @@ import { locateParsed, type LocatedCondition } from '../conditions/walk';
 import { GRAPH_MESSAGES as M } from './messages';
 import { PARENT, type Edge } from './types';
 
-/** rolebox's edge regex: names are anything but whitespace, `>` and `:`; the label follows the first `:`. */
+/** The edge string: names are anything but whitespace, `>` and `:`; the label follows the first `:`. */
 export const EDGE_STRING_RE = /^\s*([^\s>:]+)\s*->\s*([^\s>:]+)(?:\s*:\s*(.*?))?\s*$/;
 
 /** Where an edge came from: a `flow` item, or a topology expanded over `collaboration.agents`. */

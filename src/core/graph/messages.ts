@@ -1,9 +1,9 @@
 /**
  * User-visible messages of the graph compiler and validator.
- * Checks 1–6 keep rolebox's exact wording.
+ * Checks 1–6 keep the wording users of other graph runners already know.
  */
 export const GRAPH_MESSAGES = {
-  // rolebox checks 1–6
+  // checks 1–6
   unknownEdgeAgent: (name: string, field: 'from' | 'to') => `Edge references unknown agent "${name}" in "${field}" field`,
   noExit: 'No exit edge found: graph has no termination path',
   noEntry: 'No entry point found: graph must have at least one edge from "parent"',

@@ -1,7 +1,7 @@
 /**
  * Topologies: built-in edge templates and `registerTopology`. Edge shapes are exact;
- * `parent` is the orchestrator node. A registered topology may not shadow a built-in (rolebox let
- * it). Registration runs where YAML compiles (the client, or a `--plugins` module). Pure.
+ * `parent` is the orchestrator node. A registered topology may not shadow a built-in, so a
+ * role's meaning never depends on which plugin loaded first. Registration runs where YAML compiles (the client, or a `--plugins` module). Pure.
  */
 import { PARENT } from './types';
 

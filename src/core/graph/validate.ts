@@ -1,6 +1,6 @@
 /**
- * Graph validation: rolebox's 7 checks, with its exact messages for
- * 1–6, and troupe's additions. Checks 1–3 and 7 are errors; 4–6 warnings. Unlike rolebox nothing
+ * Graph validation (docs/semantics.md, "The graph"): seven checks with the wording users of other
+ * graph runners know (checks 1–3 and 7 are errors, 4–6 warnings), and troupe's own. Nothing
  * short-circuits: every issue is reported at once, at the most specific YAML path, and check 7
  * reads the agent names of invalid condition items too. Pure.
  */

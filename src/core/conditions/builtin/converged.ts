@@ -42,8 +42,7 @@ export const converged: ConditionPlugin<Converged> = {
     return agent === undefined ? [] : [{ agent, path: ['agent'] }];
   },
   holds: (c, v) => acceptedVerdict(c, v) !== undefined,
-  reason: 'converged',
-  priority: 0,
+  reason: 'converged', priority: 0,
   reasonText: (c, v) => {
     const judgeReason = acceptedVerdict(c, v)?.reason;
     return `converged: judge accepted ${c.agent}${judgeReason ? ` (${judgeReason})` : ''}`;

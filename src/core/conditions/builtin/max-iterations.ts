@@ -23,9 +23,7 @@ function loopAtCap(n: number, v: TerminationView): string | undefined {
 export const maxIterations: ConditionPlugin<MaxIterations> = {
   ...fromSchema(LoopCapSchema, (n): MaxIterations => ({ kind: 'max_iterations', n })),
   holds: (c, v) => loopAtCap(c.n, v) !== undefined,
-  reason: 'max_iterations',
-  priority: 3,
-  status: 'exhausted',
+  reason: 'max_iterations', priority: 3, status: 'exhausted',
   reasonText: (c, v) => {
     const group = loopAtCap(c.n, v) as string;
     return `max_iterations: loop ${group} reached ${v.loopCounters[group]}`;

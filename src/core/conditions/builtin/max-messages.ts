@@ -17,9 +17,7 @@ export interface MaxMessages {
 export const maxMessages: ConditionPlugin<MaxMessages> = {
   ...fromSchema(z.number().int().positive(), (n): MaxMessages => ({ kind: 'max_messages', n })),
   holds: (c, v) => v.messages >= c.n,
-  reason: 'max_messages',
-  priority: 3,
-  status: 'exhausted',
+  reason: 'max_messages', priority: 3, status: 'exhausted',
   reasonText: (c, v) => `max_messages: ${v.messages} agent results >= ${c.n}`,
   describe: (c) => `${c.n} messages`,
   label: (c) => `${c.n} messages`,

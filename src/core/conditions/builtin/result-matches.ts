@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { extractScore, needleOf } from '../../waves/capture';
-import { fieldOf, nameIn, type ConditionPlugin, type ParseResult } from '../plugin';
+import { agentField, type ConditionPlugin, type ParseResult } from '../plugin';
 import { registerBuiltinCondition } from '../store';
 import { capitalize } from '../texts';
 import type { TerminationView } from '../view';
@@ -119,13 +119,9 @@ function matchParts(c: ResultMatches, v: TerminationView): string[] | null {
 export const resultMatches: ConditionPlugin<ResultMatches> = {
   schema,
   parse,
-  agents: (value) => {
-    const agent = nameIn(fieldOf(value, 'agent'));
-    return agent === undefined ? [] : [{ agent, path: ['agent'] }];
-  },
+  agents: agentField,
   holds: (c, v) => matchParts(c, v) !== null,
-  reason: 'result_match',
-  priority: 1,
+  reason: 'result_match', priority: 1,
   reasonText: (c, v) => `result_match: ${c.agent} ${(matchParts(c, v) ?? []).join(' and ')}`,
   describe: (c) => `${capitalize(c.agent)} result matches criteria`,
   label: (c) => {

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { CONFIG_MESSAGES as M } from '../../config/messages';
-import { fieldOf, fromSchema, nameIn, type ConditionPlugin } from '../plugin';
+import { agentField, fromSchema, type ConditionPlugin } from '../plugin';
 import { registerBuiltinCondition } from '../store';
 import type { TerminationView } from '../view';
 
@@ -37,14 +37,9 @@ function stuckAgent(c: Stuck, v: TerminationView): string | undefined {
 /** The `stuck` condition. */
 export const stuck: ConditionPlugin<Stuck> = {
   ...fromSchema(schema, (d): Stuck => ({ kind: 'stuck', repeats: d.repeats, ...(d.agent !== undefined && { agent: d.agent.trim() }) })),
-  agents: (value) => {
-    const agent = nameIn(fieldOf(value, 'agent'));
-    return agent === undefined ? [] : [{ agent, path: ['agent'] }];
-  },
+  agents: agentField,
   holds: (c, v) => stuckAgent(c, v) !== undefined,
-  reason: 'stuck',
-  priority: 2,
-  status: 'exhausted',
+  reason: 'stuck', priority: 2, status: 'exhausted',
   reasonText: (c, v) => `stuck: ${stuckAgent(c, v) as string} repeated the same result ${c.repeats} times`,
   describe: (c) => `${c.repeats} repeated identical results`,
   label: (c) => `${c.repeats} identical results${c.agent ? ` from ${c.agent}` : ''}`,

@@ -56,8 +56,7 @@ export const textMention: ConditionPlugin<TextMention> = {
     fires: (c, agent, normalizedText) => (!c.sources || c.sources.includes(agent)) && normalizedText.includes(needleOf(c.text)),
   },
   holds: (c, v) => v.latches[latchKey(c)] === true,
-  reason: 'text_mention',
-  priority: 1,
+  reason: 'text_mention', priority: 1,
   reasonText: (c, v) => {
     const agent = mentionSource(c, v);
     return agent ? `text_mention: ${JSON.stringify(c.text)} in ${agent}` : `text_mention: ${JSON.stringify(c.text)} mentioned this round`;

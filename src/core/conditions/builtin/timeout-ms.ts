@@ -37,9 +37,7 @@ function pictureDuration(ms: number): string {
 export const timeoutMs: ConditionPlugin<TimeoutMs> = {
   ...fromSchema(z.number().int().positive(), (ms): TimeoutMs => ({ kind: 'timeout_ms', ms })),
   holds: (c, v) => v.roundActiveMs >= c.ms,
-  reason: 'timeout',
-  priority: 4,
-  status: 'exhausted',
+  reason: 'timeout', priority: 4, status: 'exhausted',
   reasonText: (c) => `timeout: ${secondsText(c.ms)} of active time elapsed`,
   describe: (c) => `${promptDuration(c.ms)} elapsed`,
   label: (c) => `${pictureDuration(c.ms)} elapsed`,

@@ -49,9 +49,7 @@ export const tokenUsage: ConditionPlugin<TokenUsage> = {
     }),
   ),
   holds: (c, v) => limitReached(c, v) !== undefined,
-  reason: 'token_usage',
-  priority: 3,
-  status: 'exhausted',
+  reason: 'token_usage', priority: 3, status: 'exhausted',
   reasonText: (c, v) => {
     const hit = limitReached(c, v) as NonNullable<ReturnType<typeof limitReached>>;
     return `token_usage: round used ${hit.used} ${hit.kind} tokens >= ${hit.limit}`;
