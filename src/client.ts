@@ -19,6 +19,9 @@ import type { SignalInputs, SignalName } from './core/humans/signals';
 import { SIGNALS, statusQuery, transcriptQuery, WORKFLOW_TYPE } from './workflows/messages';
 import type { troupeRun } from './workflows/run';
 import { settingsFromEnv, type TroupeSettings } from './settings';
+import { staticDetails, staticSummary } from './core/observe/details';
+import { RUNNING_STATUS, SEARCH_ATTRIBUTES } from './core/observe/search';
+import { SEARCH_KEYS } from './workflows/observe';
 
 export type RunHandle = WorkflowHandle<typeof troupeRun>;
 
@@ -51,18 +54,59 @@ export interface StartOptions {
   taskQueue?: string;
 }
 
-/** Start a run; resolves once Temporal has accepted it (follow it with `followRun` or `waitResult`). */
+/**
+ * Start a run; resolves once Temporal has accepted it (follow it with `followRun` or `waitResult`).
+ * The run carries a summary and details for the Temporal UI (its graph, topology, task, picture and
+ * stop rules), and troupe's search attributes when the namespace has them registered.
+ */
 export async function startRun(client: Client, opts: StartOptions): Promise<WorkflowHandleWithFirstExecutionRunId<typeof troupeRun>> {
   const graph = 'graph' in opts.role ? opts.role.graph : opts.role;
   const task = opts.task ?? graph.task;
   if (task === undefined) throw new Error(`startRun: no task: pass one or set task in role ${graph.name}`);
+  const indexed = await searchAttributesRegistered(client);
   return client.workflow.start<typeof troupeRun>(WORKFLOW_TYPE, {
     taskQueue: opts.taskQueue ?? settingsFromEnv().taskQueue,
     workflowId: opts.workflowId ?? newRunId(graph.name),
     args: [{ graph, task }],
-    memo: { troupeStatus: 'running', troupeGraph: graph.name },
+    memo: { troupeStatus: RUNNING_STATUS, troupeGraph: graph.name, troupeWaiting: false },
+    staticSummary: staticSummary(graph, task),
+    staticDetails: staticDetails(graph),
+    ...(indexed
+      ? {
+          typedSearchAttributes: [
+            { key: SEARCH_KEYS.graph, value: graph.name },
+            { key: SEARCH_KEYS.status, value: RUNNING_STATUS },
+            { key: SEARCH_KEYS.waiting, value: false },
+          ],
+        }
+      : {}),
   });
 }
+
+const registered = new WeakMap<Client, Promise<boolean>>();
+
+/**
+ * Whether the client's namespace has all of troupe's search attributes with their types (asked once
+ * per client). A server that cannot say (an older one, or a key without operator rights) counts as
+ * not having them: the run then keeps its status in the memo only.
+ */
+export function searchAttributesRegistered(client: Client): Promise<boolean> {
+  let known = registered.get(client);
+  if (!known) {
+    known = client.connection.operatorService
+      .listSearchAttributes({ namespace: client.options.namespace })
+      .then((r) => {
+        const custom = r.customAttributes ?? {};
+        return Object.values(SEARCH_ATTRIBUTES).every((a) => custom[a.name] === INDEXED_VALUE_TYPES[a.kind]);
+      })
+      .catch(() => false);
+    registered.set(client, known);
+  }
+  return known;
+}
+
+/** `temporal.api.enums.v1.IndexedValueType` numbers of the kinds troupe uses (wire values, stable). */
+const INDEXED_VALUE_TYPES = { KEYWORD: 2, BOOL: 5 } as const;
 
 /** The handle of an existing run. */
 export function runHandle(client: Client, workflowId: string): RunHandle {

@@ -52,6 +52,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   dev: command('troupe dev [role.yaml] [--task T] [--tools tools.yaml] [--exit]', 'Local dev server + Web UI + worker + an example run (offline model without OPENAI_API_KEY)', { task: 'string', tools: 'string', exit: 'boolean' }, from('./dev'), { min: 0, max: 1 }),
   tools: command('troupe tools --tools <tools.yaml> [--json]', 'List the tools a tools file offers (starts its MCP servers; needs no Temporal server)', { tools: 'string', json: 'boolean' }, from('./tools'), { min: 0, max: 0 }),
   status: command('troupe status <id> [--json]', "Show a run's phase, position, usage, goal and pending requests", { json: 'boolean' }, from('./inspect', 'status')),
+  list: command('troupe list [--graph G] [--status S] [--waiting] [--limit N] [--json]', 'List runs, newest first: of one graph, with one status, or waiting for a human', { graph: 'string', status: 'string', waiting: 'boolean', limit: 'string', json: 'boolean' }, from('./list'), { min: 0, max: 0 }),
   result: command('troupe result <id> [--json]', 'Wait for a run and print its result', { json: 'boolean' }, from('./inspect', 'result')),
   transcript: command('troupe transcript <id> [--json]', "Print a run's steps (last 200)", { json: 'boolean' }, from('./inspect', 'transcript')),
   pause: command('troupe pause <id>', 'Pause a run: no new wave starts, clocks stop', {}, from('./control', 'pause')),

@@ -7,7 +7,7 @@
 import { followRun, startRun, type FollowEvent } from '../client';
 import { formatIssue } from '../core/config/issues';
 import type { RunResult } from '../core/ending/result';
-import { finalLine } from './final-line';
+import { finalLine } from '../core/ending/final-line';
 import { loadRoleFile } from '../config-file';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';

@@ -9,6 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
+import { searchAttributeFlags } from '../core/observe/search';
 
 const execFileAsync = promisify(execFile);
 
@@ -62,6 +63,11 @@ export interface DevServerOptions {
   readyTimeoutMs?: number;
   /** Server log level. Default `warn`. */
   logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'never';
+  /**
+   * Custom search attributes to register, as `Name=Type`. Default: troupe's own
+   * (`TroupeGraph=Keyword`, …; docs/operating.md, "Finding runs"); `[]` registers none.
+   */
+  searchAttributes?: readonly string[];
 }
 
 /** A running dev server; `stop()` kills its process group and is safe to call twice. */
@@ -130,6 +136,7 @@ export function devServerArgs(o: {
   dynamicConfig?: Record<string, DynamicConfigValue>;
   namespace: string;
   logLevel: string;
+  searchAttributes?: readonly string[];
 }): string[] {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port)];
   if (o.headless) args.push('--headless');
@@ -139,6 +146,7 @@ export function devServerArgs(o: {
   for (const [key, value] of Object.entries(o.dynamicConfig ?? {})) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
+  for (const attribute of o.searchAttributes ?? []) args.push('--search-attribute', attribute);
   args.push('--log-level', o.logLevel);
   return args;
 }
@@ -181,6 +189,7 @@ async function startOnce(cliPath: string, version: string, opts: DevServerOption
     dynamicConfig: opts.dynamicConfig,
     namespace,
     logLevel: opts.logLevel ?? 'warn',
+    searchAttributes: opts.searchAttributes ?? searchAttributeFlags(),
   });
 
   const child = spawn(cliPath, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -20,6 +20,8 @@ import { evaluateTermination } from '../core/conditions/evaluate';
 import { scoreReaders, timersMs } from '../core/conditions/walk';
 import type { AgentOutcome } from '../core/waves/record';
 import { iterationOf, type WaveItem } from '../core/waves/routing';
+import { summary, SUMMARY_TEXTS, type CallPosition } from '../core/observe/summaries';
+import { tracked } from './observe';
 import { activitiesFor } from './proxies';
 import type { Run } from './execution';
 import { diagnosticsOf, failureEnd } from './failures';
@@ -58,7 +60,7 @@ async function prepareMessages(run: Run, item: WaveItem, notes: PromptNote[]): P
   let plan = planContext(build(), window, reserve);
   if (window && plan.overflow.length > 0) {
     try {
-      const compacted = await activitiesFor(agent.timeoutMs).compactTranscript({
+      const compacted = await activitiesFor(agent.timeoutMs).compactTranscript.executeWithOptions({ summary: summary(SUMMARY_TEXTS.compaction(item.agent)) }, [{
         workflowId: state.workflowId,
         agent: item.agent,
         model: agent.model,
@@ -66,7 +68,7 @@ async function prepareMessages(run: Run, item: WaveItem, notes: PromptNote[]): P
         entries: plan.overflow,
         maxSummaryTokens: Math.max(64, Math.floor(window / 8)),
         timeoutMs: agent.timeoutMs,
-      });
+      }]);
       recordCall(state.usage, {
         kind: 'compaction',
         agent: item.agent,
@@ -112,17 +114,32 @@ async function prepareMessages(run: Run, item: WaveItem, notes: PromptNote[]): P
   return { ok: true, messages: buildAgentMessages(plan.input) };
 }
 
+/** Where an agent's dispatch sits in the run, for its activity labels. */
+export function positionOf(run: Run, agent: string): CallPosition {
+  const { graph, state } = run;
+  const inLoop = graph.loopGroups.some((g) => g.nodes.includes(agent));
+  return {
+    agent,
+    round: state.round.round,
+    wave: state.round.wave,
+    ...(inLoop ? { iteration: iterationOf(graph, agent, state.round.loopCounters) } : {}),
+  };
+}
+
 /** Dispatch one agent: compaction when needed, then the agent activity. */
-async function dispatchOne(run: Run, item: WaveItem, notes: PromptNote[], responseSchema?: Record<string, unknown>) {
+async function dispatchOne(run: Run, item: WaveItem, notes: PromptNote[], options: DispatchOptions) {
   const { graph, state } = run;
   const agent = graph.agents[item.agent];
+  const { responseSchema } = options;
   const prepared = await prepareMessages(run, item, notes);
   if (!prepared.ok) return prepared;
+  const position = positionOf(run, item.agent);
+  const label = options.retryFor ? SUMMARY_TEXTS.retry(position, options.retryFor) : SUMMARY_TEXTS.agentCall(position);
   const tools = state.tools?.[item.agent];
   if (tools && tools.length > 0) {
-    return { ok: true as const, result: await runToolLoop(run, item, prepared.messages, tools, responseSchema) };
+    return { ok: true as const, result: await runToolLoop(run, item, prepared.messages, tools, label, responseSchema) };
   }
-  const result = await activitiesFor(agent.timeoutMs).callAgent({
+  const input = {
     workflowId: state.workflowId,
     agent: item.agent,
     model: agent.model,
@@ -132,7 +149,9 @@ async function dispatchOne(run: Run, item: WaveItem, notes: PromptNote[], respon
     goal: state.goal && agent.tools.includes('goal') ? goalSnapshot(state.goal) : undefined,
     responseSchema,
     timeoutMs: agent.timeoutMs,
-  });
+  };
+  const callAgent = activitiesFor(agent.timeoutMs).callAgent;
+  const result = await tracked(run, label, () => callAgent.executeWithOptions({ summary: summary(label) }, [input]));
   return { ok: true as const, result };
 }
 
@@ -140,6 +159,8 @@ async function dispatchOne(run: Run, item: WaveItem, notes: PromptNote[], respon
 export interface DispatchOptions {
   responseSchema?: Record<string, unknown>;
   notes?: Record<string, PromptNote[]>;
+  /** A re-dispatch of a final agent, for its label: `output` (schema retry) or the check that sent it back. */
+  retryFor?: string;
 }
 
 /**
@@ -157,7 +178,7 @@ export async function dispatchAgents(run: Run, items: WaveItem[], options: Dispa
   run.inFlight = items.map((i) => i.agent);
   const calls = items.map((item, index) =>
     scope
-      .run(() => dispatchOne(run, item, notesFor[index], options.responseSchema))
+      .run(() => dispatchOne(run, item, notesFor[index], options))
       .then((r) => {
         if (!r.ok) {
           run.wave.failure ??= r.end;
@@ -195,8 +216,8 @@ export async function withDeadlines<T>(run: Run, body: () => Promise<T>): Promis
   if (timers.length === 0) return done;
   const timerScope = new CancellationScope();
   const watcher = timerScope.run(async () => {
-    for (const waitMs of timers) {
-      await sleep(waitMs);
+    for (const { waitMs, atMs } of timers) {
+      await sleep(waitMs, { summary: summary(SUMMARY_TEXTS.timeout(atMs, state.round.round)) });
       const stop = evaluateTermination(graph.termination, terminationView(state, Date.now()));
       if (stop) {
         run.wave.timedOut = { status: stop.status, reason: stop.reason, reasonText: stop.reasonText };
@@ -213,8 +234,11 @@ export async function withDeadlines<T>(run: Run, body: () => Promise<T>): Promis
   }
 }
 
-/** Waits (ms, each after the previous) at which a `timeout_ms` condition of this round is crossed. */
-function timeoutWaits(run: Run): number[] {
+/**
+ * Waits (ms, each after the previous) at which a `timeout_ms` condition of this round is crossed, with
+ * the condition's own `timeout_ms`.
+ */
+function timeoutWaits(run: Run): Array<{ waitMs: number; atMs: number }> {
   const { state, graph } = run;
   const roundMs = activeMs(state, Date.now()) - state.round.startedActiveMs;
   // timeouts inside `when` guards are read, not timed
@@ -224,6 +248,6 @@ function timeoutWaits(run: Run): number[] {
   return sorted.map((ms) => {
     const waitMs = ms - elapsed;
     elapsed = ms;
-    return waitMs;
+    return { waitMs, atMs: ms };
   });
 }

@@ -9,6 +9,7 @@ import type { RunEnd } from '../core/ending/result';
 import type { OutputVerdict } from '../core/output/check';
 import type { RunState } from '../core/state/state';
 import type { WaveEffects } from '../core/ending/situation';
+import type { RunningCall } from '../core/observe/details';
 import type { RunVersion } from './versions';
 
 export interface Run {
@@ -27,4 +28,10 @@ export interface Run {
   output?: OutputVerdict;
   /** The workflow's root scope: cancelled when the user cancels the workflow. */
   root: CancellationScope;
+  /** Model and tool calls in flight, with their labels (for the current details). */
+  running: RunningCall[];
+  /** troupe's search attributes were set at start, so the run keeps them up to date. */
+  indexed: boolean;
+  /** The waiting flag last written to the attributes (or memo). */
+  waitingPublished?: boolean;
 }

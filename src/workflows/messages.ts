@@ -15,6 +15,7 @@ import { startClocks, stopClocks } from '../core/state/clock';
 import { addNote, warn, type TranscriptStep } from '../core/state/state';
 import { recordSignal } from '../core/waves/record';
 import type { Run } from './execution';
+import { publish } from './observe';
 
 /** Workflow type name, as registered by the worker. */
 export const WORKFLOW_TYPE = 'troupeRun';
@@ -55,6 +56,7 @@ function handle<K extends SignalName>(run: Run, name: K, raw: unknown, body: (pa
   } catch (err) {
     warn(run.state, RUN_TEXTS.malformedSignal(name, err instanceof Error ? err.message : String(err)));
   }
+  if (!run.end) publish(run);
 }
 
 type ParsedOf<K extends SignalName> = Exclude<ReturnType<typeof parseSignalPayload<K>>, { ok: false }>['value'];

@@ -17,6 +17,7 @@ import { judgeTargets } from '../core/conditions/walk';
 import { recordResult, type AgentOutcome, type RecordedResult } from '../core/waves/record';
 import { routeIntoState } from '../core/waves/routing';
 import { activitiesFor, JUDGE_TIMEOUT_MS } from './proxies';
+import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
 import type { Run } from './execution';
 
 /** Default judge criteria when a `converged` condition names none. */
@@ -61,7 +62,7 @@ export async function judgeWave(run: Run, agents: string[]): Promise<void> {
       if (!latest) return;
       const key = verdictKey(target.agent, target.criteria);
       try {
-        const verdict = await activitiesFor(JUDGE_TIMEOUT_MS).judgeConvergence({
+        const verdict = await activitiesFor(JUDGE_TIMEOUT_MS).judgeConvergence.executeWithOptions({ summary: summary(SUMMARY_TEXTS.judge(target.agent)) }, [{
           workflowId: state.workflowId,
           agent: target.agent,
           model: graph.judge.model,
@@ -69,7 +70,7 @@ export async function judgeWave(run: Run, agents: string[]): Promise<void> {
           task: state.task,
           result: state.results[target.agent]?.text ?? latest.text,
           timeoutMs: JUDGE_TIMEOUT_MS,
-        });
+        }]);
         state.round.verdicts[key] = { hash: latest.hash, converged: verdict.converged, reason: verdict.reason };
         state.round.usage = addUsage(state.round.usage, verdict.usage);
         recordCall(state.usage, {

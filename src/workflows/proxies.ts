@@ -7,7 +7,7 @@ import { ActivityCancellationType, proxyActivities, proxyLocalActivities, type A
 import type { TroupeActivities } from '../activities';
 import { FAILURE_TYPES } from '../core/llm/contract';
 import type { ToolCallInput, ToolCallOutcome, ToolDefinition } from '../core/llm/tool-contract';
-import { TOOL_LOOP_TEXTS } from '../core/llm/tool-loop';
+import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
 
 /** Heartbeat timeout of LLM activities: a dead worker's call is retried after 5 s. */
 export const HEARTBEAT_TIMEOUT_MS = 5_000;
@@ -22,6 +22,7 @@ export const JUDGE_TIMEOUT_MS = 30_000;
 export const localActivities = proxyLocalActivities<TroupeActivities>({
   startToCloseTimeout: '60s',
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: [FAILURE_TYPES.fatal] },
+  summary: SUMMARY_TEXTS.prepare,
 });
 
 /** Heartbeat timeout of tool activities: a dead worker's tool call is retried after 5 s. */
@@ -30,11 +31,11 @@ export const TOOL_HEARTBEAT_TIMEOUT_MS = 5_000;
 const toolProxies = new Map<string, ActivityInterfaceFor<TroupeActivities>>();
 
 /**
- * The `callTool` activity for one tool, labelled `<tool> · <agent>` in the Temporal UI: its own
+ * The `callTool` activity for one tool, with `label` as its summary in the Temporal UI: its own
  * start-to-close timeout, 1 + its retries attempts (transport failures only; the tool's own errors
  * come back as text), cancellable, heartbeating.
  */
-export function toolActivity(spec: ToolDefinition, agent: string): (input: ToolCallInput) => Promise<Exclude<ToolCallOutcome, { kind: 'fatal' }>> {
+export function toolActivity(spec: ToolDefinition, label: string): (input: ToolCallInput) => Promise<Exclude<ToolCallOutcome, { kind: 'fatal' }>> {
   const key = `${spec.timeoutMs}/${spec.retries}`;
   let acts = toolProxies.get(key);
   if (!acts) {
@@ -53,13 +54,13 @@ export function toolActivity(spec: ToolDefinition, agent: string): (input: ToolC
     toolProxies.set(key, acts);
   }
   const callTool = acts.callTool;
-  return (input) => callTool.executeWithOptions({ summary: TOOL_LOOP_TEXTS.activitySummary(spec.yamlName, agent) }, [input]);
+  return (input) => callTool.executeWithOptions({ summary: summary(label) }, [input]);
 }
 
-const proxies = new Map<number, TroupeActivities>();
+const proxies = new Map<number, ActivityInterfaceFor<TroupeActivities>>();
 
 /** Activity proxies for a start-to-close timeout (one proxy object per timeout, reused). */
-export function activitiesFor(timeoutMs: number): TroupeActivities {
+export function activitiesFor(timeoutMs: number): ActivityInterfaceFor<TroupeActivities> {
   let acts = proxies.get(timeoutMs);
   if (!acts) {
     acts = proxyActivities<TroupeActivities>({

@@ -44,6 +44,7 @@ async function redispatch(run: Run, targets: Array<{ agent: string; prompt: stri
       dispatchAgents(run, [{ agent: target.agent, triggers: [] }], {
         responseSchema: isSchema ? graph.output?.schema : undefined,
         notes: { [target.agent]: [{ kind: isSchema ? 'schema_retry' : 'user_message', text: target.prompt, from: by }] },
+        retryFor: by,
       }),
     );
     recordWave(run, outcomes, isSchema ? 'schema_retry' : 'check_retry');

@@ -34,6 +34,7 @@ import { judgeWave, recordWave, routeWaveResults } from './processing';
 import { endRound } from './round-end';
 import { runVersion } from './versions';
 import { nextStep } from './waits';
+import { publish, publishEnd, searchAttributesSet } from './observe';
 
 /** The workflow argument: the compiled graph, the task, and state carried over by continue-as-new. */
 export interface RunInput {
@@ -134,9 +135,12 @@ export async function troupeRun(input: RunInput): Promise<RunResult> {
     wave: {},
     signalsSeen: 0,
     root: CancellationScope.current(),
+    running: [],
+    indexed: version.publishes && searchAttributesSet(),
   };
   installHandlers(run);
-  upsertMemo({ troupeStatus: 'running' });
+  if (!version.publishes) upsertMemo({ troupeStatus: 'running' });
+  publish(run);
 
   try {
     run.end = (run.version.prepareAtStart && !input.carried ? await prepare(run) : undefined) ?? (await runRounds(run, input));
@@ -148,6 +152,6 @@ export async function troupeRun(input: RunInput): Promise<RunResult> {
   const unanswered = pendingRequests(state);
   if (run.version.reportUnanswered && unanswered.length > 0) warn(state, RUN_TEXTS.unanswered(unanswered.map((r) => r.id)));
   const result = buildRunResult(state, run.end, Date.now(), run.output, run.version.reportUnanswered);
-  upsertMemo({ troupeStatus: result.status, troupeReason: result.reason });
+  publishEnd(run, result);
   return result;
 }

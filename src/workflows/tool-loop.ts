@@ -6,7 +6,7 @@
  * concurrently; a call that `approval.tools` names waits for a human first; the run's tool budget is
  * taken before every call.
  */
-import { ActivityFailure, ApplicationFailure, condition, isCancellation } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import { addUsage, NO_USAGE, takeToolCall, toolCallAllowed } from '../core/budgets/ledger';
 import type { TokenCounts } from '../core/conditions/view';
 import { goalSnapshot } from '../core/goals';
@@ -28,7 +28,9 @@ import { warn } from '../core/state/state';
 import { capText, cutUtf8 } from '../core/text/utf8';
 import type { WaveItem } from '../core/waves/types';
 import type { Run } from './execution';
+import { publish, tracked, waitLabelled } from './observe';
 import { activitiesFor, toolActivity } from './proxies';
+import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
 
 /** Largest final text of a dispatch, as the agent activity cuts it. */
 const MAX_TEXT_BYTES = 256 * 1024;
@@ -46,6 +48,7 @@ export async function runToolLoop(
   item: WaveItem,
   prompt: ChatMessage[],
   specs: ToolDefinition[],
+  label: string,
   responseSchema?: Record<string, unknown>,
 ): Promise<AgentCallResult> {
   const { graph, state } = run;
@@ -65,7 +68,7 @@ export async function runToolLoop(
 
   for (let round = 0; ; round++) {
     const last = closing || round >= maxRounds;
-    const reply = await activitiesFor(agent.timeoutMs).callModel({
+    const input = {
       workflowId: state.workflowId,
       agent: item.agent,
       model: agent.model,
@@ -74,7 +77,10 @@ export async function runToolLoop(
       ...(last ? { toolChoice: 'none' as const } : {}),
       ...(responseSchema ? { responseSchema } : {}),
       timeoutMs: agent.timeoutMs,
-    });
+    };
+    const stepLabel = SUMMARY_TEXTS.toolLoopStep(label, round + 1);
+    const callModel = activitiesFor(agent.timeoutMs).callModel;
+    const reply = await tracked(run, stepLabel, () => callModel.executeWithOptions({ summary: summary(stepLabel) }, [input]));
     usage = addUsage(usage, reply.usage);
     llmCalls += 1;
     warnings.push(...reply.warnings);
@@ -150,14 +156,15 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
   }
   if (!takeToolCall(state.usage, graph.budget, agent, spec.yamlName)) return done(false, TOOL_LOOP_TEXTS.refusedByBudget(graph.budget.maxToolCalls ?? 0));
   try {
-    const result = await toolActivity(spec, agent)({
+    const label = SUMMARY_TEXTS.toolCall(spec.yamlName, agent);
+    const result = await tracked(run, label, () => toolActivity(spec, label)({
       workflowId: state.workflowId,
       agent,
       tool: spec.name,
       argumentsJson: call.arguments,
       toolCallId: call.id,
       timeoutMs: spec.timeoutMs,
-    });
+    }));
     if (result.truncatedBytes) warn(state, TOOL_LOOP_TEXTS.truncatedResult(agent, spec.yamlName, result.truncatedBytes));
     if (result.kind === 'error') warn(state, TOOL_LOOP_TEXTS.toolFailedWarning(agent, spec.yamlName, brief(result.text)));
     return done(result.kind === 'ok', result.text);
@@ -197,9 +204,10 @@ async function askHuman(run: Run, agent: string, spec: ToolDefinition, call: Too
     now: Date.now(),
   });
   stopClocks(state, Date.now());
-  await condition(() => state.stop !== undefined || state.requests.some((r) => r.id === request.id && r.decision !== undefined));
+  await waitLabelled(run, SUMMARY_TEXTS.humanWait([request]), () => state.stop !== undefined || state.requests.some((r) => r.id === request.id && r.decision !== undefined));
   const [decided] = takeDecided(state, (r) => r.id === request.id);
   if (!awaitingHumans(state)) startClocks(state, Date.now());
+  publish(run);
   if (!decided?.decision) return { kind: 'stopped' };
   return { kind: decided.decision.kind, ...(decided.decision.text !== undefined ? { text: decided.decision.text } : {}) };
 }

@@ -13,7 +13,9 @@ export const PATCHES = {
   /**
    * troupe 0.2: condition ends wait for open requests and a paused goal; the loop cap is checked
    * before every wave; `timeout_ms` timers cover judge calls; regex matchers read line structure;
-   * endpoints and tools are resolved by the worker at run start; unanswered requests are reported.
+   * endpoints and tools are resolved by the worker at run start; unanswered requests are reported;
+   * waits for humans carry labelled timers and the run keeps its waiting flag and search attributes
+   * up to date; the start no longer writes the memo the client already set.
    */
   v0_2: 'troupe-0.2',
 } as const;
@@ -31,6 +33,11 @@ export interface RunVersion {
   prepareAtStart: boolean;
   /** Requests still open when the run ends are listed in the RunResult with a warning. */
   reportUnanswered: boolean;
+  /**
+   * Waits carry labelled timers; the waiting flag, status and reason go to troupe's search attributes
+   * (or the memo); the run does not write `troupeStatus: running` at its start (the client set it).
+   */
+  publishes: boolean;
 }
 
 const V0_1: RunVersion = {
@@ -39,6 +46,7 @@ const V0_1: RunVersion = {
   regexLines: false,
   prepareAtStart: false,
   reportUnanswered: false,
+  publishes: false,
 };
 
 const V0_2: RunVersion = {
@@ -48,6 +56,7 @@ const V0_2: RunVersion = {
   regexLines: true,
   prepareAtStart: true,
   reportUnanswered: true,
+  publishes: true,
 };
 
 /** The version of this run. Call it once, first thing in the workflow. */

@@ -3,13 +3,14 @@
  * `decideNext` (core/ending/decide.ts) what to do, and while the answer is to wait (a pause, an open
  * request, a paused goal) stops the clocks and sleeps until a signal arrives; then it decides again.
  */
-import { condition } from '@temporalio/workflow';
 import { decideNext, type DecisionPoint, type NextStep } from '../core/ending/decide';
 import { situationOf } from '../core/ending/situation';
 import { actOnDecisions } from '../core/humans/act';
 import { takeDecided, type HumanRequest } from '../core/humans/requests';
 import { startClocks, stopClocks } from '../core/state/clock';
 import type { Run } from './execution';
+import { publish, waitLabel, waitLabelled } from './observe';
+import { SUMMARY_TEXTS } from '../core/observe/summaries';
 
 /**
  * The next step at this point of the loop, after any wait it calls for. Returns `run_wave` (or, for
@@ -17,16 +18,17 @@ import type { Run } from './execution';
  */
 export async function nextStep(run: Run, point: DecisionPoint): Promise<Exclude<NextStep, { kind: 'wait' }>> {
   const { state } = run;
-  for (;;) {
+  for (let waited = false; ; waited = true) {
     if (!state.stop) actOnDecisions(state, run.graph, Date.now());
     const step = decideNext(situationOf(state, run.graph, point, run.wave, Date.now()), run.version.rules);
     if (step.kind !== 'wait') {
       if (step.kind === 'run_wave') startClocks(state, Date.now());
+      if (waited) publish(run);
       return step;
     }
     stopClocks(state, Date.now());
     const seen = run.signalsSeen;
-    await condition(() => run.signalsSeen !== seen);
+    await waitLabelled(run, waitLabel(run, step.for), () => run.signalsSeen !== seen);
   }
 }
 
@@ -38,10 +40,12 @@ export async function waitForDecision(run: Run, requestId: string): Promise<Huma
     const [decided] = takeDecided(state, (r) => r.id === requestId);
     if (decided) {
       startClocks(state, Date.now());
+      publish(run);
       return decided;
     }
     stopClocks(state, Date.now());
     const seen = run.signalsSeen;
-    await condition(() => run.signalsSeen !== seen);
+    const waitingOn = state.requests.filter((r) => r.id === requestId);
+    await waitLabelled(run, SUMMARY_TEXTS.humanWait(waitingOn), () => run.signalsSeen !== seen);
   }
 }

@@ -60,7 +60,11 @@ export interface LiveCli {
 
 /** Start `troupe <argv>` and return at once; see {@link LiveCli}. */
 export function startTroupe(...argv: string[]): LiveCli {
-  process.env.TEMPORAL_ADDRESS = testAddress();
+  return launch(testAddress(), argv);
+}
+
+function launch(address: string, argv: string[]): LiveCli {
+  process.env.TEMPORAL_ADDRESS = address;
   const capture: Capture = { stdout: '', stderr: '' };
   let finished = false;
   hook();
@@ -90,4 +94,9 @@ export function startTroupe(...argv: string[]): LiveCli {
 /** Run `troupe <argv>` to the end. */
 export async function troupe(...argv: string[]): Promise<CliResult> {
   return startTroupe(...argv).done;
+}
+
+/** Run `troupe <argv>` to the end against the Temporal server at `address` (not the shared test server). */
+export async function troupeAt(address: string, ...argv: string[]): Promise<CliResult> {
+  return launch(address, argv).done;
 }

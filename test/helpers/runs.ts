@@ -9,7 +9,8 @@ import type { ToolRegistry } from '../../src/tools';
 import { compileYaml } from './compile';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult, RunStatusView } from '../../src/core/ending/result';
-import { statusQuery, WORKFLOW_TYPE } from '../../src/workflows/messages';
+import { startRun } from '../../src/client';
+import { statusQuery } from '../../src/workflows/messages';
 import type { troupeRun } from '../../src/workflows/run';
 import { startStubLlm, type StubLlm } from './stub-llm';
 import { connectClient, installQuietRuntime, startWorker, uniqueWorkflowId, type RunningWorker, type TestClient } from './temporal';
@@ -55,10 +56,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
     async start(config, o = {}) {
       const graph = typeof config === 'string' ? compileYaml(config) : config;
-      return tc.client.workflow.start<typeof troupeRun>(WORKFLOW_TYPE, {
+      // the library's own start: the run's UI summary and details, its memo and search attributes
+      return startRun(tc.client, {
+        role: graph,
+        task: o.task ?? graph.task ?? 'test task',
         taskQueue: worker.taskQueue,
         workflowId: o.workflowId ?? uniqueWorkflowId(graph.name),
-        args: [{ graph, task: o.task ?? graph.task ?? 'test task' }],
       });
     },
     async run(config, o = {}) {

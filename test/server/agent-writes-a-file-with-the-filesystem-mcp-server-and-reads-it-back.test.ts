@@ -4,6 +4,7 @@
  * it back. The file is on disk with that content, the read result reached the model's next request,
  * each model call and each tool call is its own activity, and the transcript shows the calls.
  */
+import { defaultPayloadConverter } from '@temporalio/client';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openTools } from '../../src/worker';
@@ -68,5 +69,16 @@ collaboration:
     const history = await handle.fetchHistory();
     const scheduled = history.events!.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType!.name] : []));
     expect(scheduled).toEqual(['callModel', 'callTool', 'callModel', 'callTool', 'callModel']);
+    // the Temporal UI's labels: each model call a step of the agent's dispatch, each tool call its tool and agent
+    const labels = history.events!.flatMap((e) =>
+      e.activityTaskScheduledEventAttributes && e.userMetadata?.summary ? [defaultPayloadConverter.fromPayload(e.userMetadata.summary)] : [],
+    );
+    expect(labels).toEqual([
+      'researcher · round 1 · wave 1 · step 1',
+      'files.write_file · researcher',
+      'researcher · round 1 · wave 1 · step 2',
+      'files.read_text_file · researcher',
+      'researcher · round 1 · wave 1 · step 3',
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { checkWaveBudget, emptyLedger, type UsageLedger } from '../../src/core/budgets/ledger';
-import { finalLine } from '../../src/cli/final-line';
+import { finalLine } from '../../src/core/ending/final-line';
 
 const ledger = (over: Partial<UsageLedger>): UsageLedger => ({ ...emptyLedger(), ...over });
 

@@ -1,4 +1,4 @@
-import { finalLine, reasonDetail, type FinalLineInput } from '../../src/cli/final-line';
+import { finalLine, reasonDetail, type FinalLineInput } from '../../src/core/ending/final-line';
 
 function run(over: Partial<FinalLineInput>): FinalLineInput {
   return {

@@ -7,15 +7,11 @@
  */
 import { pluginForReason } from '../conditions/registry';
 
+/** Every final run status. */
+export const RUN_STATUSES = ['completed', 'exhausted', 'budget_exceeded', 'cancelled', 'blocked', 'limit_reached', 'failed'] as const;
+
 /** Final run status. */
-export type RunStatus =
-  | 'completed'
-  | 'exhausted'
-  | 'budget_exceeded'
-  | 'cancelled'
-  | 'blocked'
-  | 'limit_reached'
-  | 'failed';
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** What a reason means for the run. */
 export interface ReasonInfo {

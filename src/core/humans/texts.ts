@@ -17,3 +17,15 @@ export const HUMAN_TEXTS = {
       `ignored ${d} signal: ${pending.length} requests are pending (${pending.join(', ')}); name one with requestId (--request)`,
   },
 } as const;
+
+/**
+ * The commands that decide a pending request: `answer` for questions an agent asked (clarification,
+ * blocked), then `approve` and `reject`. Shown by `troupe run`, `troupe status` and the Temporal UI.
+ */
+export function answerCommands(workflowId: string, r: { id: string; kind: string }): string[] {
+  const commands: string[] = [];
+  if (r.kind === 'clarification' || r.kind === 'blocked') commands.push(`troupe answer ${workflowId} "<your answer>" --request ${r.id}`);
+  commands.push(`troupe approve ${workflowId} --request ${r.id}`);
+  commands.push(`troupe reject ${workflowId} --request ${r.id} --reason "..."`);
+  return commands;
+}

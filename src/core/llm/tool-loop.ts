@@ -37,7 +37,6 @@ export const TOOL_LOOP_TEXTS = {
     `agent ${agent}: output cut to ${limit} bytes (${dropped} bytes dropped)`,
   requestSummary: (agent: string, tool: string, args: string) => `${agent} wants to call ${tool} ${args}`,
   shrunk: 'earlier tool result shortened to keep the conversation within bounds',
-  activitySummary: (tool: string, agent: string) => `${tool} · ${agent}`,
 } as const;
 
 /** The tools offered to the model: the built-ins the agent lists, then its worker tools. */

@@ -61,3 +61,15 @@ export function recapText(text: string, maxBytes: number): string {
   const marker = TRAILING_MARKER.exec(text);
   return marker ? capText(text.slice(0, marker.index), maxBytes, Number(marker[1])) : capText(text, maxBytes);
 }
+
+/**
+ * Cuts a label to at most `maxBytes` UTF-8 bytes at a character boundary, ending it with `…` when cut
+ * (for labels where a truncation marker would take most of the room).
+ */
+export function shortenUtf8(text: string, maxBytes: number): string {
+  const bytes = encoder.encode(text);
+  if (bytes.length <= maxBytes) return text;
+  let keep = Math.max(0, maxBytes - 3); // `…` is 3 bytes
+  while (keep > 0 && (bytes[keep] & 0xc0) === 0x80) keep -= 1;
+  return `${decoder.decode(bytes.subarray(0, keep))}…`;
+}

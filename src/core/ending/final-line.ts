@@ -2,9 +2,9 @@
  * The final line `troupe run` prints:
  * one distinct, actionable sentence per status and reason, built from the RunResult alone.
  */
-import { hintFor, type RunStatus, type StopReason } from '../core/ending/reasons';
-import { budgetHint, isBudgetReason, usdSpentText } from '../core/budgets/ledger';
-import { plural } from '../core/text/format';
+import { hintFor, type RunStatus, type StopReason } from './reasons';
+import { budgetHint, isBudgetReason, usdSpentText } from '../budgets/ledger';
+import { plural } from '../text/format';
 
 /** Failure details of a failed run, plus who failed when known. */
 export interface FinalDiagnostics {
