@@ -43,6 +43,8 @@ export {
   type RunHandle,
   type StartOptions,
 } from './client';
+export { listRuns, type ListFilter, type RunList, type RunListing } from './list';
+export { SEARCH_ATTRIBUTES } from './core/observe/search';
 export { SIGNALS, WORKFLOW_TYPE, statusQuery, transcriptQuery } from './workflows/messages';
 export type { SignalInputs, SignalName } from './core/humans/signals';
 export type { RunResult, RunStatusView, RunEnd, Diagnostics } from './core/ending/result';
