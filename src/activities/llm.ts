@@ -12,6 +12,7 @@ import { encodeHeaderValue, FAILURE_TYPES, TROUPE_HEADERS, type LlmFailureDetail
 import type { TokenCounts } from '../core/conditions/view';
 import { checkModelEndpoint, endpointPolicy, ENDPOINT_SETTINGS, workerBaseUrl, type EndpointPolicy } from './endpoints';
 import type { LlmEndpointOptions } from './endpoints';
+import { callIdOf } from './identity';
 import { ACTIVITY_TEXTS } from './texts';
 
 export type { LlmEndpointOptions } from './endpoints';
@@ -111,6 +112,7 @@ export async function chatCompletion(
   scope: LlmCallScope,
 ): Promise<ChatResponse> {
   const ctx = Context.current();
+  const info = ctx.info;
   const timeout = requestTimeoutMs(scope.deadlineMs, Date.now());
   const abort = new AbortController();
   let timedOut = false;
@@ -134,6 +136,8 @@ export async function chatCompletion(
           [TROUPE_HEADERS.agent]: encodeHeaderValue(scope.agent),
           [TROUPE_HEADERS.kind]: encodeHeaderValue(scope.kind),
           [TROUPE_HEADERS.workflowId]: encodeHeaderValue(scope.workflowId),
+          [TROUPE_HEADERS.callId]: encodeHeaderValue(callIdOf(info, scope.workflowId)),
+          [TROUPE_HEADERS.attempt]: String(info.attempt),
         },
       })
       .withResponse();

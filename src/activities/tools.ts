@@ -9,6 +9,7 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { FAILURE_TYPES } from '../core/llm/contract';
 import type { ToolCallInput, ToolCallOutcome } from '../core/llm/tool-contract';
+import { callIdOf } from './identity';
 import { callTool, ToolCallCancelledError, ToolCallRetryableError, type ToolRegistry } from '../tools';
 
 /** Builds the `callTool` activity over the worker's tool registry. */
@@ -30,7 +31,7 @@ export function makeCallTool(registry: () => ToolRegistry | undefined) {
           agent: input.agent,
           toolCallId: input.toolCallId,
           attempt: info.attempt,
-          idempotencyKey: `${info.workflowExecution?.workflowId ?? input.workflowId}/${info.workflowExecution?.runId ?? ''}/${info.activityId}`,
+          idempotencyKey: callIdOf(info, input.workflowId),
         },
         signal: ctx.cancellationSignal,
         deadlineMs: Date.now() + timeout,

@@ -54,6 +54,10 @@ export interface StubRequest {
   kind: StubKind;
   /** Script key of this request: `agent` or `kind:agent`. */
   key: string;
+  /** The run (`x-troupe-workflow-id`), the call (`x-troupe-call-id`, one per activity) and its attempt (`x-troupe-attempt`). */
+  workflowId?: string;
+  callId?: string;
+  attempt?: number;
   headers: http.IncomingHttpHeaders;
   /** Parsed JSON body (undefined until read, or when it is not JSON). */
   body: any;

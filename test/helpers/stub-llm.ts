@@ -150,6 +150,12 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
     const agent = decodeHeaderValue((Array.isArray(agentHeader) ? agentHeader[0] : agentHeader) ?? '') || 'anonymous';
     const rawKind = decodeHeaderValue((Array.isArray(kindHeader) ? kindHeader[0] : kindHeader) ?? '');
     const kind: StubKind = rawKind === 'judge' || rawKind === 'compaction' ? rawKind : 'agent';
+    const header = (name: string) => {
+      const value = req.headers[name];
+      const text = Array.isArray(value) ? value[0] : value;
+      return text === undefined ? undefined : decodeHeaderValue(text);
+    };
+    const attempt = header(TROUPE_HEADERS.attempt);
     const rec: StubRequest = {
       n,
       id: `req_${n}`,
@@ -158,6 +164,9 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
       agent,
       kind,
       key: kind === 'agent' ? agent : `${kind}:${agent}`,
+      workflowId: header(TROUPE_HEADERS.workflowId),
+      callId: header(TROUPE_HEADERS.callId),
+      attempt: attempt === undefined ? undefined : Number(attempt),
       headers: req.headers,
       body: undefined,
       messages: [],

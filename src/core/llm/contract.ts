@@ -124,6 +124,13 @@ export const TROUPE_HEADERS = {
   agent: 'x-troupe-agent',
   kind: 'x-troupe-kind',
   workflowId: 'x-troupe-workflow-id',
+  /**
+   * The call's identity, `<workflowId>/<runId>/<activityId>`: the same for every attempt of one
+   * activity, different for every other call (the idempotency key tools receive, too).
+   */
+  callId: 'x-troupe-call-id',
+  /** The activity attempt, from 1. */
+  attempt: 'x-troupe-attempt',
 } as const;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
