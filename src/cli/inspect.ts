@@ -21,6 +21,7 @@ function printStatus(s: RunStatusView): void {
   if (s.goal) out(`goal: ${s.goal.status}, turn ${s.goal.turnCount}/${s.goal.maxTurns}, ${(s.goal.elapsedMs / 1000).toFixed(0)}s`);
   if (s.phase === 'paused') out(RUN_TEXT.paused(s.workflowId, s.pause?.reason).trim());
   for (const r of s.pending) out(RUN_TEXT.awaiting(s.workflowId, r));
+  for (const d of s.decisions ?? []) out(RUN_TEXT.decision(d));
   for (const [agent, r] of Object.entries(s.latest)) out(`  ${agent} ×${r.count} #${r.hash}: ${r.preview.replace(/\s+/g, ' ').slice(0, 100)}`);
   for (const w of s.warnings) out(RUN_TEXT.warning(w));
 }
@@ -54,6 +55,10 @@ export async function transcript(args: ParsedArgs): Promise<number> {
       return 0;
     }
     for (const s of steps) {
+      if (s.decision) {
+        out(RUN_TEXT.decision(s.decision).trim());
+        continue;
+      }
       out(`#${s.step} [round ${s.round} · wave ${s.wave}] ${s.agent}${s.kind && s.kind !== 'agent' ? ` (${s.kind})` : ''} #${s.hash} ${s.promptTokens}+${s.completionTokens} tok`);
       for (const t of s.tools ?? []) out(RUN_TEXT.toolCall(t));
       out(s.text.split('\n').map((l) => `    ${l}`).join('\n'));
