@@ -51,7 +51,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   worker: command('troupe worker [--plugins file] [--tools tools.yaml]', 'Run a worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TROUPE_TASK_QUEUE, OPENAI_*)', { plugins: 'string', tools: 'string' }, from('./worker'), { min: 0, max: 0 }),
   dev: command('troupe dev [role.yaml] [--task T] [--tools tools.yaml] [--exit]', 'Local dev server + Web UI + worker + an example run (offline model without OPENAI_API_KEY)', { task: 'string', tools: 'string', exit: 'boolean' }, from('./dev'), { min: 0, max: 1 }),
   tools: command('troupe tools --tools <tools.yaml> [--json]', 'List the tools a tools file offers (starts its MCP servers; needs no Temporal server)', { tools: 'string', json: 'boolean' }, from('./tools'), { min: 0, max: 0 }),
-  status: command('troupe status <id> [--json]', "Show a run's phase, position, usage, goal and pending requests", { json: 'boolean' }, from('./inspect', 'status')),
+  status: command('troupe status <id> [--watch] [--json]', "Show a run's phase, position, usage, goal, pending requests and decisions (--watch: follow it to its end)", { json: 'boolean', watch: 'boolean' }, from('./inspect', 'status')),
   result: command('troupe result <id> [--json]', 'Wait for a run and print its result', { json: 'boolean' }, from('./inspect', 'result')),
   transcript: command('troupe transcript <id> [--json]', "Print a run's steps (last 200)", { json: 'boolean' }, from('./inspect', 'transcript')),
   pause: command('troupe pause <id>', 'Pause a run: no new wave starts, clocks stop', {}, from('./control', 'pause')),

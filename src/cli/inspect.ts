@@ -1,13 +1,14 @@
 /**
  * `troupe status|result|transcript <id> [--json]`: read a run through its queries,
- * or its RunResult once finished (`result` waits for it).
+ * or its RunResult once finished (`result` waits for it). `troupe status --watch` follows the run
+ * to its end like `troupe run` does.
  */
 import { queryStatus, queryTranscript, waitResult } from '../client';
 import type { RunStatusView } from '../core/ending/result';
 import { booleanFlag, type ParsedArgs } from './args';
 import { withRun } from './connect';
 import { out } from './io';
-import { exitCodeOf, printResult } from './run';
+import { exitCodeOf, followAndPrint, printResult } from './run';
 import { RUN_TEXT } from './run-texts';
 
 function printStatus(s: RunStatusView): void {
@@ -26,9 +27,10 @@ function printStatus(s: RunStatusView): void {
   for (const w of s.warnings) out(RUN_TEXT.warning(w));
 }
 
-/** `troupe status`. */
+/** `troupe status` (`--watch`: follow the run to its end, exit as `troupe run` does). */
 export async function status(args: ParsedArgs): Promise<number> {
   return withRun(args.positionals[0], async (handle) => {
+    if (booleanFlag(args, 'watch')) return followAndPrint(handle, booleanFlag(args, 'json'));
     const s = await queryStatus(handle);
     if (booleanFlag(args, 'json')) out(JSON.stringify(s));
     else printStatus(s);

@@ -61,6 +61,9 @@ export interface LiveCli {
 /** Start `troupe <argv>` and return at once; see {@link LiveCli}. */
 export function startTroupe(...argv: string[]): LiveCli {
   process.env.TEMPORAL_ADDRESS = testAddress();
+  // in-process, stdout is jest's own (a terminal when run by hand): ask for the plain lines these
+  // tests read; the live view is tested in a real pseudo-terminal (tmux)
+  process.env.TROUPE_PROGRESS ??= 'plain';
   const capture: Capture = { stdout: '', stderr: '' };
   let finished = false;
   hook();
