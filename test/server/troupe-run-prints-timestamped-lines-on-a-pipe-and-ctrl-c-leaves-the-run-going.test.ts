@@ -113,6 +113,12 @@ describe('troupe run on a pipe', () => {
     expect(r.stdout).toContain('\ncompleted: editor took the exit edge after 1 round, 2 agent calls');
   });
 
+  test('troupe status --watch of an unknown id exits 1 saying so', async () => {
+    const r = await startTroupe('status', 'no-such-run', '--watch').done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no run with id no-such-run');
+  });
+
   test('Ctrl+C stops following with exit 130, says the run goes on and how to see or cancel it', async () => {
     h.stub.script('writer', [{ text: 'draft', delayMs: 1_000 }]);
     const id = `interrupted-${Date.now()}`;
