@@ -1,7 +1,8 @@
 /**
  * The TypeScript client of troupe, which the CLI is built on: connect to Temporal, start a run of a
- * role, follow it to its result, query its status and transcript, and send it the signals of the
- * human-in-the-loop contract (typed from their schemas).
+ * role, follow it to its result (`follow.ts`: a long-poll of its history, a query per change), query
+ * its status and transcript, and send it the signals of the human-in-the-loop contract (typed from
+ * their schemas).
  */
 import {
   Client,
@@ -140,70 +141,4 @@ export function isNotFound(err: unknown): boolean {
   return err instanceof WorkflowNotFoundError;
 }
 
-/** Deadline of each status/transcript poll while following a run. */
-export const QUERY_DEADLINE_MS = 3_000;
-
-/** Progress events produced while following a run. */
-export type FollowEvent =
-  | { kind: 'step'; step: TranscriptStep }
-  | { kind: 'phase'; status: RunStatusView }
-  | { kind: 'warning'; text: string };
-
-/**
- * Follow a run until it finishes: poll `status`/`transcript`, emit new steps, phase changes
- * (including pending human requests) and warnings, then return the RunResult.
- */
-export async function followRun(
-  handle: RunHandle,
-  onEvent: (e: FollowEvent) => void,
-  pollMs = 400,
-): Promise<RunResult> {
-  let lastStep = 0;
-  let lastPhase = '';
-  const seenWarnings = new Set<string>();
-  let done = false;
-  const resultPromise = handle.result().finally(() => {
-    done = true;
-  });
-  resultPromise.catch(() => undefined);
-  const poll = async (): Promise<boolean> => {
-    try {
-      // a query can wait up to Temporal's 30 s query timeout (e.g. while a new worker loads the
-      // workflow); following must not stall on one, so each poll has its own short deadline
-      const [status, steps] = await handle.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () =>
-        Promise.all([queryStatus(handle), queryTranscript(handle)]),
-      );
-      for (const step of steps) {
-        if (step.step > lastStep) {
-          lastStep = step.step;
-          onEvent({ kind: 'step', step });
-        }
-      }
-      const phaseKey = `${status.phase}:${status.pending.map((p) => p.id).join(',')}`;
-      if (phaseKey !== lastPhase) {
-        lastPhase = phaseKey;
-        onEvent({ kind: 'phase', status });
-      }
-      for (const w of status.warnings) {
-        if (!seenWarnings.has(w)) {
-          seenWarnings.add(w);
-          onEvent({ kind: 'warning', text: w });
-        }
-      }
-      return true;
-    } catch {
-      // queries fail briefly while a worker restarts; keep following
-      return false;
-    }
-  };
-  while (!done) {
-    await poll();
-    await Promise.race([resultPromise.catch(() => undefined), new Promise((r) => setTimeout(r, pollMs))]);
-  }
-  // the run may finish between polls: report its last steps too (a closed run's query needs a
-  // worker to replay it, so give it a few tries)
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (await poll()) break;
-  }
-  return resultPromise;
-}
+export { followRun, QUERY_DEADLINE_MS, type FollowEvent, type FollowOptions } from './follow';

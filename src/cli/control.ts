@@ -3,6 +3,7 @@
  * approve, reject, answer, message, signal. Decisions check the `status` query first and exit 1
  * listing the pending request ids when the target is missing or ambiguous.
  */
+import * as os from 'node:os';
 import { queryStatus, sendSignal, type RunHandle, type SignalName } from '../client';
 import type { SignalInputs } from '../core/humans/signals';
 import { SIGNAL_TYPE_RE } from '../core/config/schema';
@@ -30,17 +31,28 @@ async function targetRequest(handle: RunHandle, requested?: string): Promise<{ i
   return { id: ids[0] };
 }
 
+/** Who decides when `--by` is not given: the OS user (the run records it on the decision). */
+export function defaultDecider(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    // no passwd entry (some containers): the environment may still name the user
+    return process.env.USER || process.env.USERNAME || RUN_TEXT.unknownDecider;
+  }
+}
+
 async function decide(args: ParsedArgs, name: 'approve' | 'reject' | 'answer', extra: Record<string, string | undefined>) {
   const id = args.positionals[0];
+  const by = stringFlag(args, 'by')?.trim() || defaultDecider();
   return withRun(id, async (handle) => {
     const target = await targetRequest(handle, stringFlag(args, 'request'));
     if ('error' in target) {
       err(target.error);
       return 1;
     }
-    const payload = Object.fromEntries(Object.entries({ requestId: target.id, ...extra }).filter(([, v]) => v !== undefined));
+    const payload = Object.fromEntries(Object.entries({ requestId: target.id, ...extra, by }).filter(([, v]) => v !== undefined));
     await sendSignal(handle, name, payload);
-    out(RUN_TEXT.sent(`${name} (${target.id})`, id));
+    out(RUN_TEXT.sentDecision(name, target.id, by, id));
     return 0;
   });
 }

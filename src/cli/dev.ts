@@ -18,7 +18,8 @@ import { openToolsOrExplain } from './open-tools';
 import { checkRoleTools } from '../tools/check-role';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
-import { exitCodeOf, printEvent, printResult } from './run';
+import { createFollowView, followMode } from './follow-view';
+import { exitCodeOf, printResult } from './run';
 import { RUN_TEXT } from './run-texts';
 
 export const DEMO_FILE = path.resolve(__dirname, '..', '..', 'examples', 'review-loop.yaml');
@@ -96,7 +97,12 @@ export async function run(args: ParsedArgs): Promise<number> {
     const handle = await startRun(conn.client, { role: graph, task, taskQueue: conn.settings.taskQueue });
     out(RUN_TEXT.started(handle.workflowId, conn.settings.taskQueue));
     if (server.uiUrl) out(RUN_TEXT.uiLink(server.uiUrl, server.namespace, handle.workflowId));
-    const result = await followRun(handle, (e) => printEvent(handle.workflowId, e, out));
+    const view = createFollowView(handle.workflowId, followMode(false, process.stdout), { out, err, stream: process.stdout });
+    const result = await followRun(handle, (e) => view.onEvent(e)).catch((e: unknown) => {
+      view.close();
+      throw e;
+    });
+    view.close(result);
     printResult(result, out);
     out('');
     if (server.uiUrl) out(RUN_TEXT.uiLink(server.uiUrl, server.namespace, handle.workflowId));

@@ -1,13 +1,14 @@
 /**
  * `troupe status|result|transcript <id> [--json]`: read a run through its queries,
- * or its RunResult once finished (`result` waits for it).
+ * or its RunResult once finished (`result` waits for it). `troupe status --watch` follows the run
+ * to its end like `troupe run` does.
  */
 import { queryStatus, queryTranscript, waitResult } from '../client';
 import type { RunStatusView } from '../core/ending/result';
 import { booleanFlag, type ParsedArgs } from './args';
 import { withRun } from './connect';
 import { out } from './io';
-import { exitCodeOf, printResult } from './run';
+import { exitCodeOf, followAndPrint, printResult } from './run';
 import { RUN_TEXT } from './run-texts';
 
 function printStatus(s: RunStatusView): void {
@@ -21,13 +22,15 @@ function printStatus(s: RunStatusView): void {
   if (s.goal) out(`goal: ${s.goal.status}, turn ${s.goal.turnCount}/${s.goal.maxTurns}, ${(s.goal.elapsedMs / 1000).toFixed(0)}s`);
   if (s.phase === 'paused') out(RUN_TEXT.paused(s.workflowId, s.pause?.reason).trim());
   for (const r of s.pending) out(RUN_TEXT.awaiting(s.workflowId, r));
+  for (const d of s.decisions ?? []) out(RUN_TEXT.decision(d));
   for (const [agent, r] of Object.entries(s.latest)) out(`  ${agent} ×${r.count} #${r.hash}: ${r.preview.replace(/\s+/g, ' ').slice(0, 100)}`);
   for (const w of s.warnings) out(RUN_TEXT.warning(w));
 }
 
-/** `troupe status`. */
+/** `troupe status` (`--watch`: follow the run to its end, exit as `troupe run` does). */
 export async function status(args: ParsedArgs): Promise<number> {
   return withRun(args.positionals[0], async (handle) => {
+    if (booleanFlag(args, 'watch')) return followAndPrint(handle, booleanFlag(args, 'json'));
     const s = await queryStatus(handle);
     if (booleanFlag(args, 'json')) out(JSON.stringify(s));
     else printStatus(s);
@@ -54,6 +57,10 @@ export async function transcript(args: ParsedArgs): Promise<number> {
       return 0;
     }
     for (const s of steps) {
+      if (s.decision) {
+        out(RUN_TEXT.decision(s.decision).trim());
+        continue;
+      }
       out(`#${s.step} [round ${s.round} · wave ${s.wave}] ${s.agent}${s.kind && s.kind !== 'agent' ? ` (${s.kind})` : ''} #${s.hash} ${s.promptTokens}+${s.completionTokens} tok`);
       for (const t of s.tools ?? []) out(RUN_TEXT.toolCall(t));
       out(s.text.split('\n').map((l) => `    ${l}`).join('\n'));

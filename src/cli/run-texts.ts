@@ -1,5 +1,7 @@
 /** User-visible texts of the run-time CLI commands (run, worker, status, signals, dev). */
-import type { PendingRequest } from '../core/humans/requests';
+import type { DecisionRecord, PendingRequest } from '../core/humans/requests';
+
+const DECIDED = { approve: 'approved', reject: 'rejected', answer: 'answered' } as const;
 
 export const RUN_TEXT = {
   noTask: (file: string) => `no task: pass --task "..." or set task: in ${file}`,
@@ -23,10 +25,16 @@ export const RUN_TEXT = {
     return lines.join('\n');
   },
   warning: (text: string) => `  ⚠ ${text}`,
+  /** A human's decision: which request, what, who and when (status, transcript, follow lines). */
+  decision: (d: DecisionRecord) =>
+    `  ✓ ${d.requestId} (${d.request})${d.agent ? ` ${d.agent}` : ''} ${DECIDED[d.kind]} by ${d.by ?? 'an unnamed sender'} at ${d.at}${d.text ? ` — ${d.text.replace(/\s+/g, ' ').slice(0, 100)}` : ''}`,
   workerStarted: (address: string, namespace: string, queue: string) =>
     `troupe worker polling task queue "${queue}" on ${address} (namespace ${namespace}); Ctrl+C to stop`,
   workerStopping: 'troupe worker: shutting down after in-flight work…',
   sent: (what: string, id: string) => `sent ${what} to ${id}`,
+  sentDecision: (what: string, request: string, by: string, id: string) => `sent ${what} (${request}) by ${by} to ${id}`,
+  /** Who decided when neither --by nor the OS names a user. */
+  unknownDecider: 'unknown',
   noPending: (id: string) => `run ${id} has no pending request`,
   choosePending: (id: string, ids: string[]) =>
     `run ${id} has ${ids.length} pending requests (${ids.join(', ')}); name one with --request`,

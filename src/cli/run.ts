@@ -1,10 +1,11 @@
 /**
  * `troupe run <role.yaml> [--task T] [--id ID] [--json] [--detach] [--plugins file]`:
  * validate, start the run workflow, follow its progress (human waits included, with the command
- * that answers them) and print the result. Exit 0 when completed, 2 for any other final status,
- * 1 for config, usage or connection errors.
+ * that answers them; a live view on a terminal, timestamped lines on a pipe) and print the result.
+ * Exit 0 when completed, 2 for any other final status, 1 for config, usage or connection errors,
+ * 130 when Ctrl+C stops following (the run goes on).
  */
-import { followRun, startRun, type FollowEvent } from '../client';
+import { followRun, startRun, type FollowEvent, type RunHandle } from '../client';
 import { formatIssue } from '../core/config/issues';
 import type { RunResult } from '../core/ending/result';
 import { finalLine } from '../core/ending/final-line';
@@ -13,6 +14,9 @@ import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
 import { connectOrExplain } from './connect';
 import { loadPlugins } from './plugins';
+import { createFollowView, followMode } from './follow-view';
+import { INTERRUPTED_EXIT_CODE, LIVE_TEXT } from './live-texts';
+import { eventLines } from './plain-lines';
 import { RUN_TEXT } from './run-texts';
 import { CLI_TEXT } from './texts';
 
@@ -21,30 +25,36 @@ export function exitCodeOf(result: RunResult): number {
   return result.status === 'completed' && result.outputValid !== false ? 0 : 2;
 }
 
-/** Print one follow event for a human (to stderr when stdout carries JSON). */
+/** Print one follow event for a human, without a timestamp (`plain-lines.ts`). */
 export function printEvent(id: string, e: FollowEvent, write: (s: string) => void): void {
-  switch (e.kind) {
-    case 'step': {
-      const s = e.step;
-      const preview = s.text.replace(/\s+/g, ' ').slice(0, 100);
-      write(RUN_TEXT.step(s.round, s.wave, s.agent, s.promptTokens + s.completionTokens, s.hash, preview));
-      for (const t of s.tools ?? []) write(RUN_TEXT.toolCall(t));
-      return;
-    }
-    case 'phase': {
-      const st = e.status;
-      if (st.phase === 'awaiting_human') for (const r of st.pending) write(RUN_TEXT.awaiting(id, r));
-      else if (st.phase === 'paused') write(RUN_TEXT.paused(id, st.pause?.reason));
-      return;
-    }
-    case 'warning':
-      write(RUN_TEXT.warning(e.text));
-      return;
-    default: {
-      const never: never = e;
-      return never;
-    }
+  for (const line of eventLines(id, e)) write(line);
+}
+
+/**
+ * Follow a run with the view its output calls for (`follow-view.ts`) and print its end; Ctrl+C
+ * stops following, says the run goes on and how to see or cancel it, and gives exit code 130.
+ */
+export async function followAndPrint(handle: RunHandle, json: boolean): Promise<number> {
+  const id = handle.workflowId;
+  const view = createFollowView(id, followMode(json, process.stdout), { out, err, stream: process.stdout });
+  const interrupt = new AbortController();
+  const onSigint = () => interrupt.abort();
+  process.once('SIGINT', onSigint);
+  let result: RunResult;
+  try {
+    result = await followRun(handle, (e) => view.onEvent(e), { signal: interrupt.signal });
+  } catch (e) {
+    view.close();
+    if (!interrupt.signal.aborted) throw e;
+    err(LIVE_TEXT.interrupted(id));
+    return INTERRUPTED_EXIT_CODE;
+  } finally {
+    process.off('SIGINT', onSigint);
   }
+  view.close(result);
+  if (json) out(JSON.stringify(result));
+  else printResult(result, out);
+  return exitCodeOf(result);
 }
 
 /** Print the end of a run: the distinct final line, then the final text. */
@@ -98,10 +108,7 @@ export async function run(args: ParsedArgs): Promise<number> {
       else out(RUN_TEXT.detached(handle.workflowId));
       return 0;
     }
-    const result = await followRun(handle, (e) => printEvent(handle.workflowId, e, say));
-    if (json) out(JSON.stringify(result));
-    else printResult(result, out);
-    return exitCodeOf(result);
+    return await followAndPrint(handle, json);
   } finally {
     await conn.close();
   }

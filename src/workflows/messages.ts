@@ -9,6 +9,7 @@ import { defineQuery, defineSignal, setHandler } from '@temporalio/workflow';
 import { buildStatusView, type RunStatusView } from '../core/ending/result';
 import { RUN_TEXTS } from '../core/ending/texts';
 import { reactivatePausedGoal } from '../core/goals';
+import { recordDecision } from '../core/humans/decisions';
 import { awaitingHumans, decide, type DecisionKind } from '../core/humans/requests';
 import { parseSignalPayload, type SignalInputs, type SignalName } from '../core/humans/signals';
 import { startClocks, stopClocks } from '../core/state/clock';
@@ -61,9 +62,12 @@ function handle<K extends SignalName>(run: Run, name: K, raw: unknown, body: (pa
 
 type ParsedOf<K extends SignalName> = Exclude<ReturnType<typeof parseSignalPayload<K>>, { ok: false }>['value'];
 
-function onDecision(run: Run, kind: DecisionKind, requestId: string | undefined, text: string | undefined): void {
-  const decided = decide(run.state, requestId, { kind, ...(text !== undefined ? { text } : {}), at: Date.now() });
+/** Match a decision to its request and remember who decided (`by`, absent from older clients). */
+function onDecision(run: Run, kind: DecisionKind, p: { requestId?: string; by?: string }, text: string | undefined): void {
+  const decision = { kind, ...(text !== undefined ? { text } : {}), at: Date.now(), ...(p.by !== undefined ? { by: p.by } : {}) };
+  const decided = decide(run.state, p.requestId, decision);
   if (!decided.ok) warn(run.state, decided.warning);
+  else recordDecision(run.state, decided.request);
 }
 
 /** Install every signal and query handler for this run. */
@@ -82,9 +86,9 @@ export function installHandlers(run: Run): void {
       if (!awaitingHumans(state) && !run.end) startClocks(state, Date.now());
     }),
   );
-  setHandler(approveSignal, (raw) => handle(run, 'approve', raw, (p) => onDecision(run, 'approve', p.requestId, p.note)));
-  setHandler(rejectSignal, (raw) => handle(run, 'reject', raw, (p) => onDecision(run, 'reject', p.requestId, p.reason)));
-  setHandler(answerSignal, (raw) => handle(run, 'answer', raw, (p) => onDecision(run, 'answer', p.requestId, p.text)));
+  setHandler(approveSignal, (raw) => handle(run, 'approve', raw, (p) => onDecision(run, 'approve', p, p.note)));
+  setHandler(rejectSignal, (raw) => handle(run, 'reject', raw, (p) => onDecision(run, 'reject', p, p.reason)));
+  setHandler(answerSignal, (raw) => handle(run, 'answer', raw, (p) => onDecision(run, 'answer', p, p.text)));
   setHandler(messageSignal, (raw) =>
     handle(run, 'message', raw, (msg) => {
       if (msg.to !== undefined && !run.graph.agents[msg.to]) {

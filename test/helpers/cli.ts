@@ -65,6 +65,9 @@ export function startTroupe(...argv: string[]): LiveCli {
 
 function launch(address: string, argv: string[]): LiveCli {
   process.env.TEMPORAL_ADDRESS = address;
+  // in-process, stdout is jest's own (a terminal when run by hand): ask for the plain lines these
+  // tests read; the live view is tested in a real pseudo-terminal (tmux)
+  process.env.TROUPE_PROGRESS ??= 'plain';
   const capture: Capture = { stdout: '', stderr: '' };
   let finished = false;
   hook();

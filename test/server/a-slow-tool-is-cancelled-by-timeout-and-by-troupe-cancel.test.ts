@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { troupe } from '../helpers/cli';
+import { startTroupe, troupe } from '../helpers/cli';
 import { startToolsHarness, type ToolsHarness } from '../helpers/tools';
 
 const ROLE = (extra: string) => `
@@ -55,5 +55,18 @@ describe('cancelling a running tool', () => {
     expect(r).toMatchObject({ status: 'cancelled', reason: 'user_abort' });
     await until(() => fs.existsSync(path.join(dir, 'aborted')));
     expect(Number(fs.readFileSync(path.join(dir, 'aborted'), 'utf8')) - cancelledAt).toBeLessThan(2000);
+  });
+
+  test('a follower sees the running tool, labelled tool · agent, from the history; then the cancel', async () => {
+    const dir = t.folder('followed');
+    t.h.stub.script('waiter', [{ toolCalls: [{ name: 'wait_for_cancel', arguments: { dir } }] }]);
+    const handle = await t.h.start(ROLE(''));
+    const watch = startTroupe('status', handle.workflowId, '--watch');
+    await watch.waitForStdout('⚙ wait_for_cancel · waiter');
+    expect(watch.stdout()).toMatch(/^\d\d:\d\d:\d\d {3}⚙ wait_for_cancel · waiter$/m);
+    expect((await troupe('cancel', handle.workflowId)).code).toBe(0);
+    const r = await watch.done;
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('■ run ended: cancelled (user_abort)');
   });
 });

@@ -1,6 +1,7 @@
 import type { DevServer } from '../../src/dev/temporal-server';
 import { startHarness, type Harness } from '../helpers/runs';
 import { startDedicatedServer } from '../helpers/temporal';
+import { followRun, type FollowEvent } from '../../src/client';
 
 describe('continue-as-new', () => {
   let server: DevServer;
@@ -45,5 +46,31 @@ collaboration:
     // every later run stays small: no history grows past a few times the threshold
     const latest = await h.client.workflow.getHandle(handle.workflowId).describe();
     expect(latest.historyLength).toBeLessThan(120);
+  });
+
+  test('a follower keeps following across continue-as-new: every step, each new run, then the result', async () => {
+    h.stub.reset();
+    const handle = await h.start(`
+name: long-followed
+agents:
+  writer: { instructions: "Write." }
+  critic: { instructions: "Critique." }
+collaboration:
+  topology: review-loop
+  agents: [writer, critic]
+  max_iterations: 12
+  termination:
+    any_of:
+      - max_iterations: 12
+`);
+    const events: FollowEvent[] = [];
+    const result = await followRun(handle, (e) => events.push(e));
+    expect(result).toMatchObject({ status: 'exhausted', reason: 'max_iterations', steps: 24 });
+    const steps = events.flatMap((e) => (e.kind === 'step' ? [e.step.step] : []));
+    expect(steps).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
+    const runs = events.flatMap((e) => (e.kind === 'started' ? [e.runId] : []));
+    expect(runs.length).toBeGreaterThan(1);
+    expect(new Set(runs).size).toBe(runs.length);
+    expect(events.find((e) => e.kind === 'started')).toMatchObject({ graph: { name: 'long-followed', maxIterations: 12 } });
   });
 });

@@ -108,7 +108,9 @@ describe('signal tool: need_approval / need_clarification / blocked', () => {
     expect(shown).toContain(`     reject:  troupe reject ${id} --request r1 --reason "..."\n`);
 
     const approved = await troupe('approve', id, '--note', 'credentials are in the vault');
-    expect(approved).toMatchObject({ code: 0, stdout: `sent approve (r1) to ${id}\n` });
+    // without --by, the decision is recorded as the OS user's
+    const me = os.userInfo().username;
+    expect(approved).toMatchObject({ code: 0, stdout: `sent approve (r1) by ${me} to ${id}\n` });
     const r = await run.done;
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('\ncompleted: builder took the exit edge after 1 round, 2 agent calls');
@@ -118,6 +120,9 @@ describe('signal tool: need_approval / need_clarification / blocked', () => {
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'completed', reason: 'exit', finalAgent: 'builder' });
     expect(result.signals).toEqual([expect.objectContaining({ type: 'blocked', source: 'planner' })]);
+    expect(result.decisions).toEqual([
+      { requestId: 'r1', request: 'blocked', agent: 'planner', kind: 'approve', by: me, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), text: 'credentials are in the vault' },
+    ]);
   });
 
   test('blocked + `troupe answer` routes the held result and the answer reaches the blocked agent on its next dispatch', async () => {

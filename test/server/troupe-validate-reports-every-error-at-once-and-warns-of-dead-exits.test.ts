@@ -44,7 +44,7 @@ collaboration:
     expect(r.code).toBe(1);
     expect(r.stdout.split('\n')).toEqual([
       'role.yaml:10:27 collaboration.termination.any_of[0].stuck.repeats: must be an integer >= 2',
-      'role.yaml:11:34 collaboration.termination.any_of[1].result_matches.agent: termination result_matches references unknown agent "critc"',
+      'role.yaml:11:34 collaboration.termination.any_of[1].result_matches.agent: termination result_matches references unknown agent "critc" (did you mean "critic"?)',
       'role.yaml:11:52 collaboration.termination.any_of[1].result_matches.score_gte: expected number, got string',
       'role.yaml:12:13 collaboration.termination.all_of: must list at least one condition',
       '✗ role.yaml: 4 errors',

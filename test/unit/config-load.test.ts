@@ -89,8 +89,8 @@ collaboration:
     - { from: b, to: parent }
 `;
     expect(located(text)).toEqual([
-      'role.yaml:8:7 collaboration.flow[1]: Edge references unknown agent "b" in "to" field',
-      'role.yaml:9:15 collaboration.flow[2].from: Edge references unknown agent "b" in "from" field',
+      'role.yaml:8:7 collaboration.flow[1]: Edge references unknown agent "b" in "to" field (did you mean "a"?)',
+      'role.yaml:9:15 collaboration.flow[2].from: Edge references unknown agent "b" in "from" field (did you mean "a"?)',
     ]);
   });
 
@@ -115,7 +115,7 @@ collaboration:
     const text = VALID.replace('      - result_matches: { agent: critic, score_gte: 85 }', '      - stuk: { repeats: 2 }\n      - converged: critc');
     expect(located(text)).toEqual([
       'role.yaml:13:9 collaboration.termination.any_of[0].stuk: unknown condition "stuk" (did you mean "stuck"?)',
-      'role.yaml:14:20 collaboration.termination.any_of[1].converged.agent: termination converged references unknown agent "critc"',
+      'role.yaml:14:20 collaboration.termination.any_of[1].converged.agent: termination converged references unknown agent "critc" (did you mean "critic"?)',
     ]);
   });
 
@@ -215,7 +215,7 @@ ${collaboration}`;
 `);
     expect(located(text)).toEqual([
       'role.yaml:11:9 collaboration.termination.any_of[0].stuk: unknown condition "stuk" (did you mean "stuck"?)',
-      'role.yaml:12:20 collaboration.termination.any_of[1].converged.agent: termination converged references unknown agent "critc"',
+      'role.yaml:12:20 collaboration.termination.any_of[1].converged.agent: termination converged references unknown agent "critc" (did you mean "critic"?)',
       'role.yaml:13:13 collaboration.termination.all_of: must list at least one condition',
     ]);
   });
@@ -231,12 +231,12 @@ ${collaboration}`;
       - { converged: critc, max_iterations: 3 }
 `);
     expect(located(text)).toEqual([
-      'role.yaml:11:34 collaboration.termination.any_of[0].result_matches.agent: termination result_matches references unknown agent "critc"',
+      'role.yaml:11:34 collaboration.termination.any_of[0].result_matches.agent: termination result_matches references unknown agent "critc" (did you mean "critic"?)',
       'role.yaml:11:52 collaboration.termination.any_of[0].result_matches.score_gte: expected number, got string',
       'role.yaml:12:39 collaboration.termination.any_of[1].any_of[0].stuck.repeats: must be an integer >= 2',
-      'role.yaml:12:59 collaboration.termination.any_of[1].any_of[1].converged.agent: termination converged references unknown agent "writr"',
+      'role.yaml:12:59 collaboration.termination.any_of[1].any_of[1].converged.agent: termination converged references unknown agent "writr" (did you mean "writer"?)',
       'role.yaml:13:9 collaboration.termination.any_of[2]: a condition has exactly one key, got 2 (converged, max_iterations); put each condition in its own list item',
-      'role.yaml:13:22 collaboration.termination.any_of[2].converged.agent: termination converged references unknown agent "critc"',
+      'role.yaml:13:22 collaboration.termination.any_of[2].converged.agent: termination converged references unknown agent "critc" (did you mean "critic"?)',
     ]);
   });
 
@@ -248,8 +248,8 @@ ${collaboration}`;
     - critic -> parent
 `);
     expect(located(text)).toEqual([
-      'role.yaml:8:15 collaboration.flow[1].from: Edge references unknown agent "writr" in "from" field',
-      'role.yaml:8:67 collaboration.flow[1].when.result_matches.agent: when result_matches references unknown agent "critc"',
+      'role.yaml:8:15 collaboration.flow[1].from: Edge references unknown agent "writr" in "from" field (did you mean "writer"?)',
+      'role.yaml:8:67 collaboration.flow[1].when.result_matches.agent: when result_matches references unknown agent "critc" (did you mean "critic"?)',
       'role.yaml:8:85 collaboration.flow[1].when.result_matches.score_gte: expected number, got string',
       'role.yaml:9:41 collaboration.flow[2].exit: exit: true is only allowed on an edge to parent ("writer" is an agent)',
     ]);
@@ -270,19 +270,19 @@ ${collaboration}`;
       'role.yaml:7:20 collaboration.agents[1]: expected string, got number',
       'role.yaml:9:15 collaboration.flow[0].from: expected string, got number',
       'role.yaml:10:54 collaboration.flow[1].when.converged.agent: when converged references unknown agent "ghost"',
-      'role.yaml:14:20 collaboration.termination.any_of[0].converged.agent: termination converged references unknown agent "critc"',
+      'role.yaml:14:20 collaboration.termination.any_of[0].converged.agent: termination converged references unknown agent "critc" (did you mean "critic"?)',
     ]);
   });
 
   it('a flow or topology of the wrong type does not hide condition and agent-list errors, nor invent "no edges"', () => {
     expect(located(role(`  flow: "parent -> writer"\n  termination:\n    any_of:\n      - converged: critc\n`))).toEqual([
       'role.yaml:6:9 collaboration.flow: expected array, got string',
-      'role.yaml:9:20 collaboration.termination.any_of[0].converged.agent: termination converged references unknown agent "critc"',
+      'role.yaml:9:20 collaboration.termination.any_of[0].converged.agent: termination converged references unknown agent "critc" (did you mean "critic"?)',
     ]);
     expect(located(role(`  topology: 5\n  agents: [writer, critc]\n  termination:\n    any_of:\n      - converged: critc\n`))).toEqual([
       'role.yaml:6:13 collaboration.topology: expected string, got number',
-      'role.yaml:7:20 collaboration.agents[1]: unknown agent "critc": declare it under agents',
-      'role.yaml:10:20 collaboration.termination.any_of[0].converged.agent: termination converged references unknown agent "critc"',
+      'role.yaml:7:20 collaboration.agents[1]: unknown agent "critc" (did you mean "critic"?)',
+      'role.yaml:10:20 collaboration.termination.any_of[0].converged.agent: termination converged references unknown agent "critc" (did you mean "critic"?)',
     ]);
   });
 });

@@ -39,7 +39,7 @@ describe('compiling topologies (rolebox cases 7–9, 23)', () => {
   it('a topology with no agents, or with an agent that is not declared, is an error (case 9)', () => {
     expect(errorMessages(loadRole({ topology: 'pipeline', agents: [] }))).toEqual(['must list at least one agent when a topology is set']);
     expect(errorMessages(loadRole({ topology: 'pipeline' }))).toEqual(['must list at least one agent when a topology is set']);
-    expect(errorMessages(loadRole({ topology: 'pipeline', agents: ['a', 'b'] }, ['a']))).toEqual(['unknown agent "b": declare it under agents']);
+    expect(errorMessages(loadRole({ topology: 'pipeline', agents: ['a', 'b'] }, ['a']))).toEqual(['unknown agent "b" (did you mean "a"?)']);
   });
 
   it('neither topology nor flow is an error', () => {

@@ -108,7 +108,7 @@ describe('check 7: agents named by conditions must exist (an error in troupe; ro
     });
     expect(errorMessages(r)).toEqual([
       'when converged references unknown agent "Critic approves"',
-      'termination converged references unknown agent "c"',
+      'termination converged references unknown agent "c" (did you mean "a"?)',
     ]);
   });
 
@@ -136,12 +136,30 @@ describe("troupe's own errors", () => {
     expect(errorMessages(loadRole({ topology: 'star', agents: ['a', 'parent'] }))).toEqual([
       '"parent" is the orchestrator node and cannot be listed as an agent',
     ]);
-    expect(errorMessages(loadRole({ topology: 'star', agents: ['a', 'c'] }))).toEqual(['unknown agent "c": declare it under agents']);
+    expect(errorMessages(loadRole({ topology: 'star', agents: ['a', 'c'] }))).toEqual(['unknown agent "c" (did you mean "a"?)']);
+  });
+
+  it('a misspelt agent in the topology list, an edge or a condition gets a did-you-mean hint; a name close to none keeps the advice to declare it', () => {
+    const agents = ['writer', 'critic'];
+    const r = loadRole({ topology: 'review-loop', agents: ['writer', 'critc'], termination: { any_of: [{ converged: 'critc' }] } }, agents);
+    expect(errorMessages(r)).toEqual([
+      'unknown agent "critc" (did you mean "critic"?)',
+      'termination converged references unknown agent "critc" (did you mean "critic"?)',
+    ]);
+    const edges = loadRole({ flow: ['parent -> writer', 'writer -> critc', 'critic -> parnt'] }, agents);
+    expect(errorMessages(edges)).toEqual([
+      'No exit edge found: graph has no termination path',
+      'Edge references unknown agent "critc" in "to" field (did you mean "critic"?)',
+      'Edge references unknown agent "parnt" in "to" field (did you mean "parent"?)',
+    ]);
+    expect(errorMessages(loadRole({ topology: 'star', agents: ['writer', 'summarizer'] }, agents))).toEqual([
+      'unknown agent "summarizer": declare it under agents',
+    ]);
   });
 
   it('checks collaboration.agents without a topology, and warns that it is ignored', () => {
     const r = loadRole({ agents: ['a', 'z'], flow: ['parent -> a', 'a -> parent'] }, ['a']);
-    expect(errorMessages(r)).toEqual(['unknown agent "z": declare it under agents']);
+    expect(errorMessages(r)).toEqual(['unknown agent "z" (did you mean "a"?)']);
     expect(warningMessages(loadRole({ agents: ['a'], flow: ['parent -> a', 'a -> parent'] }, ['a']))).toEqual([
       'collaboration.agents is only used with a topology; it is ignored here',
     ]);

@@ -4,7 +4,8 @@
 import type { RunStatus } from './reasons';
 import type { UsageLedger } from '../budgets/ledger';
 import type { GoalHistoryEntry } from '../goals';
-import { pendingRequests, type PendingRequest } from '../humans/requests';
+import { decisionsOf } from '../humans/decisions';
+import { pendingRequests, type DecisionRecord, type PendingRequest } from '../humans/requests';
 import { activeMs } from '../state/clock';
 import type { OutputVerdict } from '../output/check';
 import type { RunState } from '../state/state';
@@ -52,6 +53,8 @@ export interface RunResult {
   activeMs: number;
   /** Requests still waiting for a human when the run ended (a hard limit, `stop` or `cancel` ended it). */
   unanswered?: PendingRequest[];
+  /** Every human decision of the run, oldest first: which request, what, by whom, when. */
+  decisions: DecisionRecord[];
 }
 
 /** The end of a run, as decided by the workflow. */
@@ -79,6 +82,8 @@ export interface RunStatusView {
   activeMs: number;
   goal?: RunResult['goal'];
   pending: PendingRequest[];
+  /** The run's human decisions so far, oldest first. */
+  decisions: DecisionRecord[];
   latest: Record<string, { hash: string; preview: string; count: number }>;
   warnings: string[];
   final?: { status: RunStatus; reason: string; reasonText: string };
@@ -136,6 +141,7 @@ export function buildRunResult(state: RunState, end: RunEnd, now: number, output
     diagnostics: end.diagnostics,
     activeMs: activeMs(state, now),
     ...(withUnanswered && unanswered.length > 0 ? { unanswered } : {}),
+    decisions: decisionsOf(state),
   };
 }
 
@@ -174,6 +180,7 @@ export function buildStatusView(
     activeMs: activeMs(state, now),
     goal: goalView(state, now),
     pending: pendingRequests(state),
+    decisions: decisionsOf(state),
     latest,
     warnings: state.warnings.slice(-20),
     final: end ? { status: end.status, reason: end.reason, reasonText: end.reasonText } : undefined,

@@ -4,15 +4,15 @@
  */
 export const GRAPH_MESSAGES = {
   // checks 1–6
-  unknownEdgeAgent: (name: string, field: 'from' | 'to') => `Edge references unknown agent "${name}" in "${field}" field`,
+  unknownEdgeAgent: (name: string, field: 'from' | 'to', hint = '') => `Edge references unknown agent "${name}" in "${field}" field${hint}`,
   noExit: 'No exit edge found: graph has no termination path',
   noEntry: 'No entry point found: graph must have at least one edge from "parent"',
   orphan: (name: string) => `Orphan agent "${name}" is not referenced in any edge`,
   disconnected: (name: string) => `Disconnected node "${name}" is not reachable from parent entry point`,
   cycleWithoutCap: 'Cycle detected in graph but maxIterations is not set, defaulting to 3',
   // check 7 (an error in troupe)
-  unknownConditionAgent: (scope: 'termination' | 'when', kind: string, name: string) =>
-    `${scope} ${kind} references unknown agent "${name}"`,
+  unknownConditionAgent: (scope: 'termination' | 'when', kind: string, name: string, hint = '') =>
+    `${scope} ${kind} references unknown agent "${name}"${hint}`,
   // edges
   malformedEdge: (s: string) => `malformed edge "${s}": expected "from -> to" or "from -> to: label"`,
   exitToAgent: (to: string) => `exit: true is only allowed on an edge to parent ("${to}" is an agent)`,
@@ -28,7 +28,8 @@ export const GRAPH_MESSAGES = {
   topologyBadEdges: 'it must return a list of {from, to} edges',
   topologyExitToAgent: (name: string, to: string) => `topology "${name}" produced exit: true on an edge to agent "${to}"`,
   duplicateTopologyAgent: (name: string) => `duplicate agent "${name}" in the topology list`,
-  undeclaredAgent: (name: string) => `unknown agent "${name}": declare it under agents`,
+  /** With a close declared name, the hint replaces the advice to declare the typo. */
+  undeclaredAgent: (name: string, hint = '') => (hint ? `unknown agent "${name}"${hint}` : `unknown agent "${name}": declare it under agents`),
   agentsWithoutTopology: 'collaboration.agents is only used with a topology; it is ignored here',
   noEdges: 'needs a topology or a flow: the graph has no edges',
   reservedAgentName: '"parent" is the orchestrator node and cannot be an agent name',

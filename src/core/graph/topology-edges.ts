@@ -28,7 +28,7 @@ function checkAgentList(list: readonly string[], declared: ReadonlySet<string>, 
     if (name === PARENT) errors.push({ path, message: M.parentInTopology });
     else if (first.has(name)) errors.push({ path, message: M.duplicateTopologyAgent(name) });
     else {
-      if (!declared.has(name)) errors.push({ path, message: M.undeclaredAgent(name) });
+      if (!declared.has(name)) errors.push({ path, message: M.undeclaredAgent(name, didYouMean(name, declared)) });
       first.set(name, j);
     }
   });

@@ -5,6 +5,7 @@
  * reads the agent names of invalid condition items too. Pure.
  */
 import type { Path, PathIssue } from '../config/issues';
+import { didYouMean } from '../config/did-you-mean';
 import type { LoopBound } from '../conditions/plugin';
 import { allOfLeaves, loopBoundOf, type LocatedCondition } from '../conditions/walk';
 import { deadExitWarnings } from './dead-exits';
@@ -52,7 +53,7 @@ function checkEndpoints(input: GraphValidationInput, declared: ReadonlySet<strin
     for (const field of ['from', 'to'] as const) {
       const listed = e.source.kind === 'topology' && (field === 'from' ? e.source.fromIndex : e.source.toIndex) !== undefined;
       if (!listed && !known(e[field], declared)) {
-        out.errors.push({ path: endpointPath(e.source, field), message: M.unknownEdgeAgent(e[field], field) });
+        out.errors.push({ path: endpointPath(e.source, field), message: M.unknownEdgeAgent(e[field], field, didYouMean(e[field], [...declared, PARENT])) });
       }
     }
   }
@@ -77,7 +78,7 @@ function allOfBoundWarnings(bound: LoopBound, at: Path, input: GraphValidationIn
 function checkConditions(input: GraphValidationInput, declared: ReadonlySet<string>, out: ValidationIssues): void {
   for (const { agents, scope } of input.conditions) {
     for (const ref of agents) {
-      if (!declared.has(ref.agent)) out.errors.push({ path: ref.path, message: M.unknownConditionAgent(scope, ref.kind, ref.agent) });
+      if (!declared.has(ref.agent)) out.errors.push({ path: ref.path, message: M.unknownConditionAgent(scope, ref.kind, ref.agent, didYouMean(ref.agent, declared)) });
     }
   }
   if (input.cap === 0) return;

@@ -35,6 +35,26 @@ export interface Decision {
   text?: string;
   /** Workflow time (ms) the decision arrived. */
   at: number;
+  /** Who decided, as the sender named them (absent from clients older than `--by`). */
+  by?: string;
+}
+
+/**
+ * A decision as the run remembers it after acting on it: the status view, the transcript and the
+ * RunResult show who decided what, and when (the request itself leaves the state once acted on).
+ */
+export interface DecisionRecord {
+  requestId: string;
+  /** The kind of request decided. */
+  request: RequestKind;
+  /** The agent whose request it was, when an agent asked. */
+  agent?: string;
+  kind: DecisionKind;
+  by?: string;
+  /** ISO time the decision arrived (workflow time). */
+  at: string;
+  /** The note (approve), reason (reject) or answer text. */
+  text?: string;
 }
 
 /** A request waiting for a decision, as the `status` query and the CLI show it. */
@@ -133,14 +153,28 @@ export function decide(
   book: RequestBook,
   requestId: string | undefined,
   decision: Decision,
-): { ok: true; request: HumanRequest } | { ok: false; warning: string } {
+): { ok: true; request: HumanRequest & { decision: Decision } } | { ok: false; warning: string } {
   const resolved = resolveDecision(pendingRequests(book), requestId, decision.kind);
   if (!resolved.ok) return resolved;
   const index = book.requests.findIndex((r) => r.id === resolved.request.id);
   const [request] = book.requests.splice(index, 1);
   request.decision = decision;
   book.requests.push(request);
-  return { ok: true, request };
+  return { ok: true, request: request as HumanRequest & { decision: Decision } };
+}
+
+/** The record of a decided request's decision. */
+export function decisionRecord(request: HumanRequest & { decision: Decision }): DecisionRecord {
+  const { decision } = request;
+  return {
+    requestId: request.id,
+    request: request.kind,
+    ...(request.agent !== undefined ? { agent: request.agent } : {}),
+    kind: decision.kind,
+    ...(decision.by !== undefined ? { by: decision.by } : {}),
+    at: new Date(decision.at).toISOString(),
+    ...(decision.text !== undefined ? { text: decision.text } : {}),
+  };
 }
 
 /** Take the decided requests out of the book, in the order their decisions arrived. */

@@ -11,14 +11,16 @@ import { HUMAN_TEXTS } from './texts';
 const NON_EMPTY = 'must be a non-empty string';
 const nonEmpty = z.string({ error: NON_EMPTY }).trim().min(1, NON_EMPTY);
 const noPayload = z.union([z.undefined(), z.null(), z.strictObject({})]).transform(() => ({}));
+/** Who decided (`troupe approve --by NAME`, default the OS user); optional so older clients' payloads still parse. */
+const by = z.string().trim().min(1, NON_EMPTY).max(200).optional();
 
 /** The payload schema of every signal. Unknown keys are errors, so a typo is never ignored silently. */
 export const SIGNAL_PAYLOAD_SCHEMAS = {
   pause: noPayload,
   resume: noPayload,
-  approve: z.strictObject({ requestId: z.string().min(1).optional(), note: z.string().optional() }),
-  reject: z.strictObject({ requestId: z.string().min(1).optional(), reason: nonEmpty }),
-  answer: z.strictObject({ requestId: z.string().min(1).optional(), text: nonEmpty }),
+  approve: z.strictObject({ requestId: z.string().min(1).optional(), note: z.string().optional(), by }),
+  reject: z.strictObject({ requestId: z.string().min(1).optional(), reason: nonEmpty, by }),
+  answer: z.strictObject({ requestId: z.string().min(1).optional(), text: nonEmpty, by }),
   message: z.strictObject({ text: nonEmpty, to: z.string().min(1).optional() }),
   signal: z.strictObject({
     type: z.string().regex(SIGNAL_TYPE_RE, 'must match [a-z][a-z0-9_]*'),

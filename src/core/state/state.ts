@@ -6,7 +6,7 @@
 import type { CompiledGraph } from '../graph/types';
 import type { TerminationView, TokenCounts } from '../conditions/view';
 import { createGoal, goalFrameworkBlock, type GoalState } from '../goals';
-import type { HumanRequest } from '../humans/requests';
+import type { DecisionRecord, HumanRequest } from '../humans/requests';
 import type { ToolCallRecord, ToolDefinition } from '../llm/tool-contract';
 import { emptyLedger, type UsageLedger } from '../budgets/ledger';
 import type { PromptNote } from '../prompts/build';
@@ -15,7 +15,10 @@ import type { Trigger, WaveItem } from '../waves/types';
 /** A note added to an agent's next input (humans, goals, retries): the prompt builder's note. */
 export type AgentNote = PromptNote;
 
-/** One recorded agent step, for the `transcript` query. */
+/**
+ * One recorded agent step, for the `transcript` query; or a human's decision (`kind: 'decision'`),
+ * which carries the number of the step it followed and says who decided in `decision`.
+ */
 export interface TranscriptStep {
   step: number;
   agent: string;
@@ -26,10 +29,12 @@ export interface TranscriptStep {
   completionTokens: number;
   text: string;
   at: number;
-  /** Why the agent ran: a wave of the graph, a schema retry, or a completion check's request. */
-  kind?: 'agent' | 'schema_retry' | 'check_retry';
+  /** Why the agent ran: a wave of the graph, a schema retry, or a completion check's request; or a decision. */
+  kind?: 'agent' | 'schema_retry' | 'check_retry' | 'decision';
   /** The worker tools the agent called in this step. */
   tools?: ToolCallRecord[];
+  /** Who decided what, on a `decision` entry. */
+  decision?: DecisionRecord;
 }
 
 /** Round-scoped state: reset when a round starts. */
@@ -77,6 +82,8 @@ export interface RunState {
   /** Requests to humans, open or decided and not yet acted on (`core/humans/requests.ts`). */
   requests: HumanRequest[];
   requestCounter: number;
+  /** Every decision of the run, in arrival order (absent from state written before decisions were kept). */
+  decisionLog?: DecisionRecord[];
   /** Wave items that wait behind an agent re-dispatched alone after a human rejected its result. */
   deferred: WaveItem[];
   paused: boolean;
@@ -95,6 +102,7 @@ export const TEXT_CAP_BYTES = 64 * 1024;
 export const MAX_WARNINGS = 200;
 export const MAX_TRANSCRIPT = 200;
 export const MAX_SIGNALS = 500;
+export const MAX_DECISIONS = 200;
 export { OWN_RESULTS_KEPT, THREAD_ENTRIES_KEPT as THREAD_KEPT } from '../prompts/build';
 
 /** A fresh round-scoped state. */

@@ -1,0 +1,73 @@
+/**
+ * What the live view of a followed run knows, folded from follow events: the latest `status`
+ * snapshot, when each running agent and tool call was first seen (so elapsed times tick locally
+ * between snapshots), the loop cap from the run's graph, and the last steps, decisions and
+ * warnings. Pure: the time of each event is passed in.
+ */
+import type { FollowEvent } from '../follow';
+import type { RunStatusView } from '../core/ending/result';
+import type { DecisionRecord } from '../core/humans/requests';
+import type { TranscriptStep } from '../core/state/state';
+
+/** How many recent warnings, decisions and steps the view keeps. */
+export const RECENT = 3;
+
+/** The live view's state. */
+export interface LiveModel {
+  id: string;
+  graphName?: string;
+  /** The loop cap of the graph (0: acyclic or unknown). */
+  cap: number;
+  /** Runs of the chain seen so far (more than one after continue-as-new). */
+  runs: number;
+  status?: RunStatusView;
+  /** When the latest snapshot was taken (local ms). */
+  statusAt: number;
+  /** Running agents, by name: first seen in flight (local ms). */
+  agents: Record<string, number>;
+  /** Running tool calls, by id: label and start. */
+  tools: Record<string, { label: string; since: number }>;
+  steps: TranscriptStep[];
+  decisions: DecisionRecord[];
+  warnings: string[];
+}
+
+/** An empty model for run `id`. */
+export function newLiveModel(id: string): LiveModel {
+  return { id, cap: 0, runs: 0, statusAt: 0, agents: {}, tools: {}, steps: [], decisions: [], warnings: [] };
+}
+
+function keepRecent<T>(list: T[], item: T): T[] {
+  return [...list, item].slice(-RECENT);
+}
+
+/** Fold one follow event, received at local time `now`, into the model (returns a new model). */
+export function applyFollowEvent(model: LiveModel, e: FollowEvent, now: number): LiveModel {
+  switch (e.kind) {
+    case 'started':
+      return { ...model, runs: model.runs + 1, graphName: e.graph?.name ?? model.graphName, cap: e.graph?.maxIterations ?? model.cap };
+    case 'status': {
+      const agents: LiveModel['agents'] = {};
+      for (const name of e.status.inFlight) agents[name] = model.agents[name] ?? e.at;
+      return { ...model, status: e.status, statusAt: e.at, agents };
+    }
+    case 'tool': {
+      const tools = { ...model.tools };
+      if (e.state === 'started') tools[e.id] = { label: e.label, since: Math.min(e.at, now) };
+      else delete tools[e.id];
+      return { ...model, tools };
+    }
+    case 'step':
+      return { ...model, steps: keepRecent(model.steps, e.step) };
+    case 'decision':
+      return { ...model, decisions: keepRecent(model.decisions, e.decision) };
+    case 'warning':
+      return { ...model, warnings: keepRecent(model.warnings, e.text) };
+    case 'phase':
+      return model;
+    default: {
+      const never: never = e;
+      return never;
+    }
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * Following a run to its result without loading the worker: the client long-polls the run's
+ * history (`run-history.ts`), which costs the worker nothing, and asks the worker for a snapshot
+ * (the `status` query, and `transcript` when steps or decisions were added) only when a workflow
+ * task has completed — at most once per `minQueryGapMs`, so a burst of events costs one query.
+ * A hundred followers of a quiet run cost the worker nothing; each change costs one query each.
+ */
+import { WorkflowNotFoundError, type WorkflowClient, type WorkflowHandle } from '@temporalio/client';
+import type { CompiledGraph } from './core/graph/types';
+import type { RunResult, RunStatusView } from './core/ending/result';
+import type { DecisionRecord } from './core/humans/requests';
+import type { TranscriptStep } from './core/state/state';
+import { RunHistoryWatch, type HistoryNews, type ToolActivity } from './run-history';
+import { statusQuery, transcriptQuery } from './workflows/messages';
+import type { troupeRun } from './workflows/run';
+
+/** Deadline of each status/transcript query while following a run. */
+export const QUERY_DEADLINE_MS = 3_000;
+
+/** Default least time between two snapshots of a followed run. */
+export const MIN_QUERY_GAP_MS = 250;
+
+/** Wait before asking again after a history poll or a query failed (a restart, a network blip). */
+const RETRY_MS = 1_000;
+
+/** Progress events produced while following a run. */
+export type FollowEvent =
+  /** A new agent step of the transcript. */
+  | { kind: 'step'; step: TranscriptStep }
+  /** The phase or the pending requests changed (a wait began or ended). */
+  | { kind: 'phase'; status: RunStatusView }
+  /** A new warning of the run. */
+  | { kind: 'warning'; text: string }
+  /** A fresh `status` snapshot, taken after the run moved. */
+  | { kind: 'status'; status: RunStatusView; at: number }
+  /** A run of the chain started (the first, or the next after continue-as-new), with its graph. */
+  | { kind: 'started'; runId: string; graph?: CompiledGraph; at: number }
+  /** A worker tool call began or ended (from the history, `<tool> · <agent>`). */
+  | ({ kind: 'tool' } & ToolActivity)
+  /** A human decided a request. */
+  | { kind: 'decision'; decision: DecisionRecord };
+
+/** How to follow. */
+export interface FollowOptions {
+  /** Least time between two snapshots (default {@link MIN_QUERY_GAP_MS}). */
+  minQueryGapMs?: number;
+  /** Stop following (the run goes on); `followRun` then rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+type Handle = WorkflowHandle<typeof troupeRun>;
+
+/** Reads snapshots and turns them into events, each step, decision and warning once. */
+class Snapshots {
+  private lastStep = 0;
+  private lastPhase = '';
+  private steps = -1;
+  private decisions = -1;
+  private readonly decided = new Set<string>();
+  private readonly warnings = new Set<string>();
+
+  constructor(
+    private readonly handle: Handle,
+    private readonly emit: (e: FollowEvent) => void,
+  ) {}
+
+  /** Query and emit; false when the worker could not answer (it restarts, or is busy). */
+  async take(): Promise<boolean> {
+    const client = this.handle.client;
+    try {
+      // a query can wait up to Temporal's 30 s query timeout (e.g. while a new worker loads the
+      // workflow); following must not stall on one, so each has its own short deadline
+      const status = await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => this.handle.query(statusQuery));
+      const decisions = status.decisions?.length ?? 0;
+      if (status.steps !== this.steps || decisions !== this.decisions) {
+        const transcript = await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => this.handle.query(transcriptQuery));
+        this.steps = status.steps;
+        this.decisions = decisions;
+        this.transcript(transcript);
+      }
+      this.emit({ kind: 'status', status, at: Date.now() });
+      const phaseKey = `${status.phase}:${status.pending.map((p) => p.id).join(',')}`;
+      if (phaseKey !== this.lastPhase) {
+        this.lastPhase = phaseKey;
+        this.emit({ kind: 'phase', status });
+      }
+      for (const w of status.warnings) {
+        if (this.warnings.has(w)) continue;
+        this.warnings.add(w);
+        this.emit({ kind: 'warning', text: w });
+      }
+      return true;
+    } catch {
+      // queries fail briefly while a worker restarts; keep following
+      return false;
+    }
+  }
+
+  private transcript(entries: TranscriptStep[]): void {
+    for (const entry of entries) {
+      if (entry.decision) {
+        if (this.decided.has(entry.decision.requestId)) continue;
+        this.decided.add(entry.decision.requestId);
+        this.emit({ kind: 'decision', decision: entry.decision });
+      } else if (entry.step > this.lastStep) {
+        this.lastStep = entry.step;
+        this.emit({ kind: 'step', step: entry });
+      }
+    }
+  }
+}
+
+/** A promise that resolves after `ms` (never when `ms` is infinite) and can be cleared. */
+function delay(ms: number): { done: Promise<'tick'>; clear: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const done = new Promise<'tick'>((resolve) => {
+    if (Number.isFinite(ms)) timer = setTimeout(() => resolve('tick'), Math.max(0, ms));
+  });
+  return { done, clear: () => clearTimeout(timer) };
+}
+
+function firstRunId(handle: Handle): string {
+  const h = handle as Handle & { firstExecutionRunId?: string };
+  return h.firstExecutionRunId ?? '';
+}
+
+/**
+ * Follow a run until it finishes: emit its steps, tool calls, waits (with the pending requests),
+ * decisions, warnings and status snapshots as they happen, then return the RunResult. The run is
+ * followed across continue-as-new. `options` may also be a number: the least gap between snapshots.
+ */
+export async function followRun(
+  handle: Handle,
+  onEvent: (e: FollowEvent) => void,
+  options: FollowOptions | number = {},
+): Promise<RunResult> {
+  const opts: FollowOptions = typeof options === 'number' ? { minQueryGapMs: options } : options;
+  const gap = opts.minQueryGapMs ?? MIN_QUERY_GAP_MS;
+  const client: WorkflowClient = handle.client;
+  const history = new RunHistoryWatch(client, handle.workflowId, firstRunId(handle));
+  const snapshots = new Snapshots(handle, onEvent);
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(opts.signal?.reason);
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  if (opts.signal?.aborted) onAbort();
+
+  const poll = async (): Promise<HistoryNews | 'failed'> => {
+    // each poll gets its own signal: the client leaves a listener on the signal of every call
+    const one = new AbortController();
+    const abortOne = () => one.abort();
+    stop.signal.addEventListener('abort', abortOne, { once: true });
+    try {
+      return await history.next(one.signal);
+    } catch (err) {
+      if (stop.signal.aborted || err instanceof WorkflowNotFoundError) throw err;
+      await new Promise((r) => setTimeout(r, RETRY_MS));
+      return 'failed';
+    } finally {
+      stop.signal.removeEventListener('abort', abortOne);
+    }
+  };
+  const startPoll = () => {
+    const p = poll();
+    p.catch(() => undefined); // rejections are seen by the race below, or not at all once stopped
+    return p;
+  };
+  const aborted = new Promise<'abort'>((resolve) => stop.signal.addEventListener('abort', () => resolve('abort'), { once: true }));
+
+  try {
+    let dirty = false;
+    let nextQuery = 0;
+    let pending = startPoll();
+    while (!history.closed) {
+      const wait = delay(dirty ? nextQuery - Date.now() : Infinity);
+      const woke = await Promise.race([pending, wait.done, aborted]);
+      wait.clear();
+      if (woke === 'abort') throw stop.signal.reason ?? new Error('followRun: aborted');
+      if (woke !== 'tick') {
+        if (woke !== 'failed') {
+          for (const s of woke.started) onEvent({ kind: 'started', ...s });
+          for (const t of woke.tools) onEvent({ kind: 'tool', ...t });
+          dirty ||= woke.moved;
+        }
+        if (history.closed) break;
+        pending = startPoll();
+      }
+      if (dirty && Date.now() >= nextQuery) {
+        const ok = await snapshots.take();
+        // a worker that cannot answer (restarting, or down) is asked again later, not at every event
+        dirty = !ok;
+        nextQuery = Date.now() + (ok ? gap : Math.max(gap, RETRY_MS));
+      }
+    }
+    // the last steps: a closed run's query needs a worker to replay it, so give it a few tries
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await snapshots.take()) break;
+    }
+    return await handle.result();
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    stop.abort();
+  }
+}
