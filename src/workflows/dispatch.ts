@@ -24,7 +24,7 @@ import { summary, SUMMARY_TEXTS, type CallPosition } from '../core/observe/summa
 import { tracked } from './observe';
 import { activitiesFor } from './proxies';
 import type { Run } from './execution';
-import { diagnosticsOf, failureEnd } from './failures';
+import { diagnosticsOf, failureEnd, outlivingWorkers } from './failures';
 import { runToolLoop } from './tool-loop';
 
 /** Consecutive compaction failures that trip the breaker. */
@@ -60,7 +60,8 @@ async function prepareMessages(run: Run, item: WaveItem, notes: PromptNote[]): P
   let plan = planContext(build(), window, reserve);
   if (window && plan.overflow.length > 0) {
     try {
-      const compacted = await activitiesFor(agent.timeoutMs).compactTranscript.executeWithOptions({ summary: summary(SUMMARY_TEXTS.compaction(item.agent)) }, [{
+      const label = SUMMARY_TEXTS.compaction(item.agent);
+      const input = {
         workflowId: state.workflowId,
         agent: item.agent,
         model: agent.model,
@@ -68,7 +69,11 @@ async function prepareMessages(run: Run, item: WaveItem, notes: PromptNote[]): P
         entries: plan.overflow,
         maxSummaryTokens: Math.max(64, Math.floor(window / 8)),
         timeoutMs: agent.timeoutMs,
-      }]);
+      };
+      const compact = activitiesFor(agent.timeoutMs).compactTranscript;
+      const compacted = await tracked(run, label, () =>
+        outlivingWorkers(run, label, () => compact.executeWithOptions({ summary: summary(label) }, [input])),
+      );
       recordCall(state.usage, {
         kind: 'compaction',
         agent: item.agent,
@@ -151,7 +156,7 @@ async function dispatchOne(run: Run, item: WaveItem, notes: PromptNote[], option
     timeoutMs: agent.timeoutMs,
   };
   const callAgent = activitiesFor(agent.timeoutMs).callAgent;
-  const result = await tracked(run, label, () => callAgent.executeWithOptions({ summary: summary(label) }, [input]));
+  const result = await tracked(run, label, () => outlivingWorkers(run, label, () => callAgent.executeWithOptions({ summary: summary(label) }, [input])));
   return { ok: true as const, result };
 }
 

@@ -4,6 +4,9 @@
  * diagnostics with the HTTP status and provider request id when known.
  */
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import { RUN_TEXTS } from '../core/ending/texts';
+import { warn } from '../core/state/state';
+import type { Run } from './execution';
 import type { LlmFailureDetails } from '../core/llm/contract';
 import { FAILURE_TYPES } from '../core/llm/contract';
 import type { Diagnostics, RunEnd } from '../core/ending/result';
@@ -29,6 +32,34 @@ export function diagnosticsOf(err: unknown, agent?: string): Diagnostics {
     return { message: `activity timed out (${cause.timeoutType ?? 'timeout'})`, agent };
   }
   return { message: cause instanceof Error ? cause.message : String(cause), agent };
+}
+
+/**
+ * Whether the activity's last attempt was lost with its worker: no heartbeat came (the worker died,
+ * or lost the server), as opposed to a failure the call itself reported.
+ */
+export function lostWithWorker(err: unknown): boolean {
+  return err instanceof ActivityFailure && err.cause instanceof TimeoutFailure && err.cause.timeoutType === 'HEARTBEAT';
+}
+
+/** How many times a model call whose every attempt was lost with its worker is dispatched again. */
+export const LOST_CALL_REDISPATCHES = 3;
+
+/**
+ * Run a model call (agent, judge, compaction) so that lost workers do not use up its retries: when
+ * every attempt was lost with its worker, the call is dispatched again as a new activity, up to
+ * {@link LOST_CALL_REDISPATCHES} times, with a warning. The model's own failures keep their 2
+ * retries. Tool calls are not dispatched again: a new activity would get a new idempotency key.
+ */
+export async function outlivingWorkers<T>(run: Run, label: string, call: () => Promise<T>): Promise<T> {
+  for (let lost = 1; ; lost++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (!run.version.redispatchLost || !lostWithWorker(err) || lost > LOST_CALL_REDISPATCHES) throw err;
+      warn(run.state, RUN_TEXTS.callLost(label, lost, LOST_CALL_REDISPATCHES));
+    }
+  }
 }
 
 /** Whether the failure was a non-retryable (fatal) LLM error. */

@@ -16,6 +16,8 @@ import { verdictKey } from '../core/conditions/view';
 import { judgeTargets } from '../core/conditions/walk';
 import { recordResult, type AgentOutcome, type RecordedResult } from '../core/waves/record';
 import { routeIntoState } from '../core/waves/routing';
+import { outlivingWorkers } from './failures';
+import { tracked } from './observe';
 import { activitiesFor, JUDGE_TIMEOUT_MS } from './proxies';
 import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
 import type { Run } from './execution';
@@ -62,7 +64,8 @@ export async function judgeWave(run: Run, agents: string[]): Promise<void> {
       if (!latest) return;
       const key = verdictKey(target.agent, target.criteria);
       try {
-        const verdict = await activitiesFor(JUDGE_TIMEOUT_MS).judgeConvergence.executeWithOptions({ summary: summary(SUMMARY_TEXTS.judge(target.agent)) }, [{
+        const label = SUMMARY_TEXTS.judge(target.agent);
+        const input = {
           workflowId: state.workflowId,
           agent: target.agent,
           model: graph.judge.model,
@@ -70,7 +73,11 @@ export async function judgeWave(run: Run, agents: string[]): Promise<void> {
           task: state.task,
           result: state.results[target.agent]?.text ?? latest.text,
           timeoutMs: JUDGE_TIMEOUT_MS,
-        }]);
+        };
+        const judge = activitiesFor(JUDGE_TIMEOUT_MS).judgeConvergence;
+        const verdict = await tracked(run, label, () =>
+          outlivingWorkers(run, label, () => judge.executeWithOptions({ summary: summary(label) }, [input])),
+        );
         state.round.verdicts[key] = { hash: latest.hash, converged: verdict.converged, reason: verdict.reason };
         state.round.usage = addUsage(state.round.usage, verdict.usage);
         recordCall(state.usage, {

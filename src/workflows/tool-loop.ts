@@ -28,6 +28,7 @@ import { warn } from '../core/state/state';
 import { capText, cutUtf8 } from '../core/text/utf8';
 import type { WaveItem } from '../core/waves/types';
 import type { Run } from './execution';
+import { outlivingWorkers } from './failures';
 import { publish, tracked, waitLabelled } from './observe';
 import { activitiesFor, toolActivity } from './proxies';
 import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
@@ -80,7 +81,9 @@ export async function runToolLoop(
     };
     const stepLabel = SUMMARY_TEXTS.toolLoopStep(label, round + 1);
     const callModel = activitiesFor(agent.timeoutMs).callModel;
-    const reply = await tracked(run, stepLabel, () => callModel.executeWithOptions({ summary: summary(stepLabel) }, [input]));
+    const reply = await tracked(run, stepLabel, () =>
+      outlivingWorkers(run, stepLabel, () => callModel.executeWithOptions({ summary: summary(stepLabel) }, [input])),
+    );
     usage = addUsage(usage, reply.usage);
     llmCalls += 1;
     warnings.push(...reply.warnings);

@@ -15,7 +15,8 @@ export const PATCHES = {
    * before every wave; `timeout_ms` timers cover judge calls; regex matchers read line structure;
    * endpoints and tools are resolved by the worker at run start; unanswered requests are reported;
    * waits for humans carry labelled timers and the run keeps its waiting flag and search attributes
-   * up to date; the start no longer writes the memo the client already set.
+   * up to date; the start no longer writes the memo the client already set; a model call lost with
+   * its worker on every attempt is dispatched again.
    */
   v0_2: 'troupe-0.2',
 } as const;
@@ -38,6 +39,8 @@ export interface RunVersion {
    * (or the memo); the run does not write `troupeStatus: running` at its start (the client set it).
    */
   publishes: boolean;
+  /** A model call whose every attempt was lost with its worker is dispatched again (`failures.ts`). */
+  redispatchLost: boolean;
 }
 
 const V0_1: RunVersion = {
@@ -47,6 +50,7 @@ const V0_1: RunVersion = {
   prepareAtStart: false,
   reportUnanswered: false,
   publishes: false,
+  redispatchLost: false,
 };
 
 const V0_2: RunVersion = {
@@ -57,6 +61,7 @@ const V0_2: RunVersion = {
   prepareAtStart: true,
   reportUnanswered: true,
   publishes: true,
+  redispatchLost: true,
 };
 
 /** The version of this run. Call it once, first thing in the workflow. */
