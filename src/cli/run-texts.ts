@@ -25,7 +25,6 @@ export const RUN_TEXT = {
   warning: (text: string) => `  ⚠ ${text}`,
   workerStarted: (address: string, namespace: string, queue: string) =>
     `troupe worker polling task queue "${queue}" on ${address} (namespace ${namespace}); Ctrl+C to stop`,
-  workerStopping: 'troupe worker: shutting down after in-flight work…',
   sent: (what: string, id: string) => `sent ${what} to ${id}`,
   noPending: (id: string) => `run ${id} has no pending request`,
   choosePending: (id: string, ids: string[]) =>
