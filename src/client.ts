@@ -23,18 +23,24 @@ import { settingsFromEnv, type TroupeSettings } from './settings';
 import { staticDetails, staticSummary } from './core/observe/details';
 import { RUNNING_STATUS, SEARCH_ATTRIBUTES } from './core/observe/search';
 import { SEARCH_KEYS } from './workflows/observe';
+import { troupeDataConverter } from './codec/data-converter';
 
 export type RunHandle = WorkflowHandle<typeof troupeRun>;
 
-/** Connect a Temporal client with the environment's settings (overridable). */
+/**
+ * Connect a Temporal client with the environment's settings (overridable). Its payloads are
+ * encrypted when `TROUPE_PAYLOAD_KEY` is set ({@link troupeDataConverter}).
+ */
 export async function connectClient(overrides: Partial<TroupeSettings> = {}): Promise<{
   client: Client;
   settings: TroupeSettings;
   close: () => Promise<void>;
 }> {
   const settings = { ...settingsFromEnv(), ...overrides };
+  // read first: a malformed key must fail before a connection is opened
+  const dataConverter = troupeDataConverter();
   const connection = await Connection.connect({ address: settings.address, connectTimeout: '5s' });
-  const client = new Client({ connection, namespace: settings.namespace });
+  const client = new Client({ connection, namespace: settings.namespace, dataConverter });
   return { client, settings, close: () => connection.close() };
 }
 

@@ -7,8 +7,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkerPlugin, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities, type LlmEndpointOptions } from './activities';
+import { troupeDataConverter } from './codec/data-converter';
 import { formatIssue } from './core/config/issues';
 import { settingsFromEnv, type TroupeSettings } from './settings';
 import { loadToolsFile, openToolRegistry, stderrLogger, type ToolRegistry, type ToolsLogger } from './tools';
@@ -26,12 +28,40 @@ export interface WorkerConfig extends Partial<TroupeSettings> {
   maxConcurrentActivities?: number;
   /** The tools file (`tools.yaml`), or a registry opened already. */
   tools?: string | ToolRegistry;
+  /**
+   * How payloads are stored; default {@link troupeDataConverter} of the environment (encrypted when
+   * `TROUPE_PAYLOAD_KEY` is set). A `workflowBundle` given with it must be bundled with the same
+   * converter (`bundleWorkflows(plugins, dataConverter)`), or workflow failures stay plain text.
+   */
+  dataConverter?: DataConverter;
+  /**
+   * After shutdown is requested, how long in-flight activities may still finish before they are
+   * cancelled; default `TROUPE_SHUTDOWN_GRACE_MS` or 30 s.
+   */
+  shutdownGraceMs?: number;
 }
+
+/** Worker shutdown timing: the default grace, and how long cancelled activities get to stop after it. */
+export const WORKER_SHUTDOWN = {
+  graceEnv: 'TROUPE_SHUTDOWN_GRACE_MS',
+  defaultGraceMs: 30_000,
+  /** After the grace, activities are cancelled; past this margin the SDK gives up on them. */
+  forceMarginMs: 10_000,
+} as const;
 
 /** Texts of worker start-up failures. */
 export const WORKER_TEXTS = {
   toolsFile: (lines: string[]) => `the tools file has errors:\n${lines.join('\n')}`,
+  badGrace: (value: string) => `${WORKER_SHUTDOWN.graceEnv} must be a whole number of milliseconds (0 or more), not "${value}"`,
 } as const;
+
+/** The shutdown grace of `TROUPE_SHUTDOWN_GRACE_MS` (default 30 s); throws when it is not a number of ms. */
+export function shutdownGraceFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[WORKER_SHUTDOWN.graceEnv]?.trim();
+  if (!raw) return WORKER_SHUTDOWN.defaultGraceMs;
+  if (!/^\d+$/.test(raw)) throw new Error(WORKER_TEXTS.badGrace(raw));
+  return Number(raw);
+}
 
 /** Open the tool registry of a tools file; throws with every error located when the file is invalid. */
 export async function openTools(file: string, logger: ToolsLogger = stderrLogger): Promise<ToolRegistry> {
@@ -56,9 +86,18 @@ export function workflowEntry(plugins?: string): string {
   return entry;
 }
 
-/** Bundle the workflow code (with an optional plugin module). */
-export async function bundleWorkflows(plugins?: string): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: workflowEntry(plugins), logger: quietBundlerLogger });
+/**
+ * Bundle the workflow code (with an optional plugin module). The data converter's payload and
+ * failure converters go into the bundle, because they run inside the workflow sandbox; its codecs
+ * do not, because they run in the worker's main thread.
+ */
+export async function bundleWorkflows(plugins?: string, dataConverter?: DataConverter): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({
+    workflowsPath: workflowEntry(plugins),
+    logger: quietBundlerLogger,
+    ...(dataConverter?.payloadConverterPath ? { payloadConverterPath: dataConverter.payloadConverterPath } : {}),
+    ...(dataConverter?.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
+  });
 }
 
 const quietBundlerLogger = {
@@ -73,6 +112,9 @@ const quietBundlerLogger = {
 /** Create (not run) a troupe worker. */
 export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
   const settings = { ...settingsFromEnv(), ...stripUndefined(config) };
+  // settings that may be malformed are read before anything is opened
+  const dataConverter = config.dataConverter ?? troupeDataConverter();
+  const graceMs = config.shutdownGraceMs ?? shutdownGraceFromEnv();
   if (config.plugins) require(path.resolve(config.plugins));
   const tools = typeof config.tools === 'string' ? await openTools(config.tools) : config.tools;
   const connection = config.connection ?? (await NativeConnection.connect({ address: settings.address }));
@@ -80,7 +122,10 @@ export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
     connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
-    workflowBundle: config.workflowBundle ?? (await bundleWorkflows(config.plugins)),
+    dataConverter,
+    workflowBundle: config.workflowBundle ?? (await bundleWorkflows(config.plugins, dataConverter)),
+    shutdownGraceTime: graceMs,
+    shutdownForceTime: graceMs + WORKER_SHUTDOWN.forceMarginMs,
     activities: createActivities({ ...config.llm, ...(tools ? { tools } : {}) }),
     maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities ?? 100,
     maxHeartbeatThrottleInterval: '500ms',

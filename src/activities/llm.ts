@@ -154,7 +154,7 @@ export async function chatCompletion(
     if (ctx.cancellationSignal.aborted) throw cancelledFailure(ctx.cancellationSignal.reason);
     if (err instanceof ApplicationFailure) throw err;
     if (timedOut) throw timeoutFailure(scope, timeout);
-    throw classifyLlmError(err, scope, timeout);
+    throw classifyLlmError(err, scope, timeout, Date.now(), client.apiKey ?? undefined);
   } finally {
     clearInterval(beat);
     clearTimeout(timer);
@@ -184,12 +184,12 @@ function timeoutFailure(scope: Pick<LlmCallScope, 'kind' | 'agent'>, timeoutMs: 
   });
 }
 
-/** The provider's own error text, without the status prefix the openai package adds. */
-function providerMessage(err: APIError): string {
+/** The provider's own error text, without the status prefix the openai package adds, `clean`ed before it is cut. */
+function providerMessage(err: APIError, clean: (text: string) => string): string {
   const body = err.error as { message?: unknown } | undefined;
   const raw =
     typeof body?.message === 'string' ? body.message : err.message.replace(new RegExp(`^${err.status ?? ''}\\s*`), '');
-  const text = raw.trim() || 'no message';
+  const text = clean(raw.trim()) || 'no message';
   return text.length > LLM_DEFAULTS.maxErrorMessageChars ? `${text.slice(0, LLM_DEFAULTS.maxErrorMessageChars)}…` : text;
 }
 
@@ -232,22 +232,35 @@ function localRequestError(err: unknown): Error | undefined {
 }
 
 /**
+ * `text` with every occurrence of `apiKey` replaced: some providers repeat the key they were sent in
+ * their error text, which would otherwise reach the failure, the run's diagnostics, the history and
+ * the worker's log.
+ */
+export function redactApiKey(text: string, apiKey: string | undefined): string {
+  if (!apiKey || apiKey === LLM_DEFAULTS.noApiKey) return text;
+  return text.split(apiKey).join(ACTIVITY_TEXTS.llm.redactedKey);
+}
+
+/**
  * Maps an error from the openai package to the failure Temporal should see: 400/401/403/404/422 are
  * non-retryable; 429 is retryable after `Retry-After`; 5xx, other statuses, timeouts and connection errors
  * are retryable. A request that failed on this side before reaching the network is non-retryable too:
- * the next attempt would fail the same way, and retrying would disguise it as an outage.
+ * the next attempt would fail the same way, and retrying would disguise it as an outage. The request's
+ * `apiKey` is redacted from every text taken from the error.
  */
 export function classifyLlmError(
   err: unknown,
   scope: Pick<LlmCallScope, 'kind' | 'agent'>,
   timeoutMs: number,
   nowMs: number = Date.now(),
+  apiKey?: string,
 ): ApplicationFailure {
   const { kind, agent } = scope;
+  const clean = (text: string) => redactApiKey(text, apiKey);
   if (err instanceof APIConnectionTimeoutError) return timeoutFailure(scope, timeoutMs);
   const local = localRequestError(err);
   if (local) {
-    const error = `${local.name}: ${local.message}`;
+    const error = clean(`${local.name}: ${local.message}`);
     return ApplicationFailure.create({
       type: FAILURE_TYPES.fatal,
       nonRetryable: true,
@@ -256,14 +269,14 @@ export function classifyLlmError(
     });
   }
   if (err instanceof APIConnectionError) {
-    const cause = err.cause instanceof Error && err.cause.message ? `${err.message} (${err.cause.message})` : err.message;
+    const cause = clean(err.cause instanceof Error && err.cause.message ? `${err.message} (${err.cause.message})` : err.message);
     const message = ACTIVITY_TEXTS.llm.connection(kind, agent, cause);
     return ApplicationFailure.create({ type: FAILURE_TYPES.retryable, message, details: [details(kind, cause)] });
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     const status = err.status;
     const requestId = err.requestID ?? undefined;
-    const text = providerMessage(err);
+    const text = providerMessage(err, clean);
     const message = ACTIVITY_TEXTS.llm.http(kind, agent, status, text, requestId);
     const info = details(kind, text, status, requestId);
     if (FATAL_STATUSES.has(status)) {
@@ -277,7 +290,7 @@ export function classifyLlmError(
       ...(retryAfter !== undefined ? { nextRetryDelay: retryAfter } : {}),
     });
   }
-  const text = err instanceof Error ? err.message : String(err);
+  const text = clean(err instanceof Error ? err.message : String(err));
   return ApplicationFailure.create({
     type: FAILURE_TYPES.retryable,
     message: ACTIVITY_TEXTS.llm.other(kind, agent, text),

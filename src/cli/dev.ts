@@ -11,7 +11,8 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { connectClient, followRun, startRun } from '../client';
 import { formatIssue } from '../core/config/issues';
 import { loadRoleFile } from '../config-file';
-import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer } from '../dev/temporal-server';
+import { FAST_LOCAL_DYNAMIC_CONFIG, freePort, startDevServer } from '../dev/temporal-server';
+import { payloadCodecFromEnv, startCodecServer } from '../codec';
 import { startOfflineModel } from '../dev/offline-model';
 import { createWorker } from '../worker';
 import { openToolsOrExplain } from './open-tools';
@@ -33,6 +34,8 @@ const DEV_TEXT = {
   running: (file: string, task: string) => `running ${path.relative(process.cwd(), file) || file} with task: ${task}`,
   keepAlive: 'The server and Web UI stay up so you can inspect the run; press Ctrl+C to stop.',
   otherShell: (address: string) => `In another shell: TEMPORAL_ADDRESS=${address} npx troupe status <id>`,
+  encrypted: (keyId: string, codecUrl: string) =>
+    `payloads are encrypted (TROUPE_PAYLOAD_KEY, key id ${keyId}); the Web UI decrypts them through the codec server at ${codecUrl}`,
 } as const;
 
 async function portFree(port: number): Promise<boolean> {
@@ -46,6 +49,13 @@ async function portFree(port: number): Promise<boolean> {
 /** Run the command. */
 export async function run(args: ParsedArgs): Promise<number> {
   const file = args.positionals[0] ?? DEMO_FILE;
+  let codec;
+  try {
+    codec = payloadCodecFromEnv();
+  } catch (e) {
+    err((e as Error).message);
+    return 1;
+  }
   const tools = await openToolsOrExplain(stringFlag(args, 'tools'));
   if (tools === false) return 1;
   const offered = tools?.definitions();
@@ -62,16 +72,26 @@ export async function run(args: ParsedArgs): Promise<number> {
   // the demo's output is the run's progress; worker lifecycle logs only at WARN and above
   Runtime.install({ logger: new DefaultLogger(process.env.TROUPE_DEV_LOG ? 'INFO' : 'WARN') });
   const [grpcFree, uiFree] = await Promise.all([portFree(7233), portFree(8233)]);
+  // with a payload key, the UI reads payloads through a codec server that allows only its origin
+  const uiPort = uiFree ? 8233 : await freePort();
+  const codecServer = codec
+    ? await startCodecServer({ codec, port: 0, origins: [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`] })
+    : undefined;
   const server = await startDevServer({
     dynamicConfig: { ...FAST_LOCAL_DYNAMIC_CONFIG },
     ...(grpcFree ? { port: 7233 } : {}),
-    ...(uiFree ? { uiPort: 8233 } : {}),
+    uiPort,
+    ...(codecServer ? { uiCodecEndpoint: codecServer.url } : {}),
     log: process.env.TROUPE_DEV_LOG ? (l) => err(`[temporal] ${l}`) : undefined,
     cliLog: (l) => err(`[temporal cli] ${l}`),
+  }).catch(async (e: unknown) => {
+    await codecServer?.close();
+    throw e;
   });
-  const cleanups: Array<() => Promise<unknown>> = [() => server.stop(), async () => tools?.close()];
+  const cleanups: Array<() => Promise<unknown>> = [() => server.stop(), async () => tools?.close(), async () => codecServer?.close()];
   try {
     out(DEV_TEXT.server(server.address, server.uiUrl));
+    if (codec && codecServer) out(DEV_TEXT.encrypted(codec.keyIds[0], codecServer.url));
     process.env.TEMPORAL_ADDRESS = server.address;
     let baseUrl: string | undefined;
     if (!process.env.OPENAI_API_KEY) {

@@ -30,7 +30,6 @@ export const RUN_TEXT = {
     `  ✓ ${d.requestId} (${d.request})${d.agent ? ` ${d.agent}` : ''} ${DECIDED[d.kind]} by ${d.by ?? 'an unnamed sender'} at ${d.at}${d.text ? ` — ${d.text.replace(/\s+/g, ' ').slice(0, 100)}` : ''}`,
   workerStarted: (address: string, namespace: string, queue: string) =>
     `troupe worker polling task queue "${queue}" on ${address} (namespace ${namespace}); Ctrl+C to stop`,
-  workerStopping: 'troupe worker: shutting down after in-flight work…',
   sent: (what: string, id: string) => `sent ${what} to ${id}`,
   sentDecision: (what: string, request: string, by: string, id: string) => `sent ${what} (${request}) by ${by} to ${id}`,
   /** Who decided when neither --by nor the OS names a user. */

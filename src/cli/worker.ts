@@ -1,20 +1,39 @@
 /**
- * `troupe worker [--plugins file]`: run a worker until SIGINT/SIGTERM, then shut down
- * gracefully. A malformed endpoint allowlist in the environment stops it before it connects.
+ * `troupe worker [--plugins file]`: run a worker until SIGINT/SIGTERM. The first signal drains:
+ * the worker stops polling and in-flight calls get `TROUPE_SHUTDOWN_GRACE_MS` (default 30 s) to
+ * finish before they are cancelled (Temporal retries them on another worker), then it exits 0. A
+ * second signal exits at once. A malformed endpoint allowlist, payload key or grace in the
+ * environment stops it before it connects.
  */
 import { endpointPolicy } from '../activities/endpoints';
+import { troupeDataConverter } from '../codec/data-converter';
 import { settingsFromEnv } from '../settings';
-import { createWorker } from '../worker';
+import { createWorker, shutdownGraceFromEnv } from '../worker';
 import { openToolsOrExplain } from './open-tools';
 import { stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
 import { RUN_TEXT } from './run-texts';
 
+/** What `troupe worker` prints as it stops (stderr), kept together so tests pin them. */
+export const WORKER_STOP_TEXT = {
+  draining: (graceMs: number) =>
+    `troupe worker: stopped polling; in-flight calls have ${graceMs / 1000} s to finish (TROUPE_SHUTDOWN_GRACE_MS), then they are cancelled and retried elsewhere. Send the signal again to exit at once.`,
+  exitNow: (signal: string) => `troupe worker: second ${signal}: exiting now without waiting for in-flight calls`,
+  stopped: 'troupe worker: drained, exiting',
+} as const;
+
+/** Exit code of a second signal: 128 + the signal's number, as a shell reports a process it killed. */
+export const SIGNAL_EXIT_CODES: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 130, SIGTERM: 143 };
+
 /** Run the command. */
 export async function run(args: ParsedArgs): Promise<number> {
   const settings = settingsFromEnv();
+  let graceMs: number;
+  let dataConverter;
   try {
     endpointPolicy({ env: process.env });
+    graceMs = shutdownGraceFromEnv();
+    dataConverter = troupeDataConverter();
   } catch (e) {
     err((e as Error).message);
     return 1;
@@ -23,23 +42,32 @@ export async function run(args: ParsedArgs): Promise<number> {
   if (tools === false) return 1;
   let worker;
   try {
-    worker = await createWorker({ plugins: stringFlag(args, 'plugins'), ...(tools ? { tools } : {}) });
+    worker = await createWorker({ plugins: stringFlag(args, 'plugins'), dataConverter, shutdownGraceMs: graceMs, ...(tools ? { tools } : {}) });
   } catch (e) {
     await tools?.close();
     err(RUN_TEXT.cannotConnect(settings.address, (e as Error).message));
     return 1;
   }
-  const stop = () => {
-    err(RUN_TEXT.workerStopping);
-    worker.shutdown();
+  let signals = 0;
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+    if (++signals === 1) {
+      err(WORKER_STOP_TEXT.draining(graceMs));
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      return;
+    }
+    err(WORKER_STOP_TEXT.exitNow(signal));
+    process.exit(SIGNAL_EXIT_CODES[signal]);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   out(RUN_TEXT.workerStarted(settings.address, settings.namespace, settings.taskQueue));
   try {
     await worker.run();
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await tools?.close();
   }
+  if (signals > 0) err(WORKER_STOP_TEXT.stopped);
   return 0;
 }

@@ -47,6 +47,8 @@ export interface DevServerOptions {
   uiPort?: number;
   /** Disable the Web UI (tests). Default false. */
   headless?: boolean;
+  /** The Web UI's remote codec endpoint (`--ui-codec-endpoint`), a URL the browser can reach. */
+  uiCodecEndpoint?: string;
   /** SQLite file to persist state across restarts; default in-memory. */
   dbFile?: string;
   /** Server dynamic config, e.g. `{ 'limit.historyCount.suggestContinueAsNew': 400 }`. */
@@ -132,6 +134,7 @@ export function devServerArgs(o: {
   port: number;
   uiPort?: number;
   headless: boolean;
+  uiCodecEndpoint?: string;
   dbFile?: string;
   dynamicConfig?: Record<string, DynamicConfigValue>;
   namespace: string;
@@ -141,6 +144,7 @@ export function devServerArgs(o: {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port)];
   if (o.headless) args.push('--headless');
   else if (o.uiPort !== undefined) args.push('--ui-port', String(o.uiPort));
+  if (!o.headless && o.uiCodecEndpoint) args.push('--ui-codec-endpoint', o.uiCodecEndpoint);
   if (o.dbFile) args.push('--db-filename', o.dbFile);
   if (o.namespace !== 'default') args.push('--namespace', o.namespace);
   for (const [key, value] of Object.entries(o.dynamicConfig ?? {})) {
@@ -185,6 +189,7 @@ async function startOnce(cliPath: string, version: string, opts: DevServerOption
     port,
     uiPort,
     headless,
+    uiCodecEndpoint: opts.uiCodecEndpoint,
     dbFile: opts.dbFile,
     dynamicConfig: opts.dynamicConfig,
     namespace,
