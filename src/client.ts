@@ -18,18 +18,23 @@ import type { SignalDefinition } from '@temporalio/common';
 import type { SignalInputs, SignalName } from './core/humans/signals';
 import { SIGNALS, statusQuery, transcriptQuery, WORKFLOW_TYPE } from './workflows/messages';
 import type { troupeRun } from './workflows/run';
-import { settingsFromEnv, type TroupeSettings } from './settings';
+import { clientConnectionOptions, withDiagnosis } from './connection';
+import { resolveSettings, taskQueueFromEnv, type SettingsOptions, type TroupeSettings } from './settings';
 
 export type RunHandle = WorkflowHandle<typeof troupeRun>;
 
-/** Connect a Temporal client with the environment's settings (overridable). */
-export async function connectClient(overrides: Partial<TroupeSettings> = {}): Promise<{
+/**
+ * Connect a Temporal client with the environment's settings (`TEMPORAL_*`, the profile file),
+ * those passed here winning. Throws `ConnectionConfigError` for wrong settings and
+ * `ConnectionFailedError` when Temporal cannot be reached, each with a one-line message.
+ */
+export async function connectClient(options: SettingsOptions = {}): Promise<{
   client: Client;
   settings: TroupeSettings;
   close: () => Promise<void>;
 }> {
-  const settings = { ...settingsFromEnv(), ...overrides };
-  const connection = await Connection.connect({ address: settings.address, connectTimeout: '5s' });
+  const settings = resolveSettings(options);
+  const connection = await withDiagnosis(settings, () => Connection.connect({ ...clientConnectionOptions(settings), connectTimeout: '5s' }));
   const client = new Client({ connection, namespace: settings.namespace });
   return { client, settings, close: () => connection.close() };
 }
@@ -57,7 +62,7 @@ export async function startRun(client: Client, opts: StartOptions): Promise<Work
   const task = opts.task ?? graph.task;
   if (task === undefined) throw new Error(`startRun: no task: pass one or set task in role ${graph.name}`);
   return client.workflow.start<typeof troupeRun>(WORKFLOW_TYPE, {
-    taskQueue: opts.taskQueue ?? settingsFromEnv().taskQueue,
+    taskQueue: opts.taskQueue ?? taskQueueFromEnv(),
     workflowId: opts.workflowId ?? newRunId(graph.name),
     args: [{ graph, task }],
     memo: { troupeStatus: 'running', troupeGraph: graph.name },

@@ -1,18 +1,28 @@
 /** Connect for a command that addresses an existing run; connection and lookup errors exit 1. */
 import { connectClient, isNotFound, runHandle, type RunHandle } from '../client';
+import { ConnectionConfigError, ConnectionFailedError } from '../connection';
 import { err } from './io';
 import { RUN_TEXT } from './run-texts';
 
 export type Connected = Awaited<ReturnType<typeof connectClient>>;
 
-/** Connect with the environment's settings; on failure print why and how to fix it, and return undefined. */
+/**
+ * Connect with the environment's settings (`TEMPORAL_*`, the profile file); on failure print the
+ * one line that says what failed and what to check, and return undefined.
+ */
 export async function connectOrExplain(): Promise<Connected | undefined> {
   try {
     return await connectClient();
   } catch (e) {
-    err(RUN_TEXT.cannotConnect(process.env.TEMPORAL_ADDRESS || 'localhost:7233', (e as Error).message));
+    if (!isConnectionError(e)) throw e;
+    err(e.message);
     return undefined;
   }
+}
+
+/** Whether `e` is a wrong setting or an unreachable Temporal, whose message is meant for the user as is. */
+export function isConnectionError(e: unknown): e is ConnectionConfigError | ConnectionFailedError {
+  return e instanceof ConnectionConfigError || e instanceof ConnectionFailedError;
 }
 
 /**

@@ -1,20 +1,23 @@
 /**
  * `troupe worker [--plugins file]`: run a worker until SIGINT/SIGTERM, then shut down
- * gracefully. A malformed endpoint allowlist in the environment stops it before it connects.
+ * gracefully. A malformed endpoint allowlist or wrong connection settings (`TEMPORAL_*`, the
+ * profile file) stop it before it connects; an unreachable Temporal stops it with the reason.
  */
 import { endpointPolicy } from '../activities/endpoints';
-import { settingsFromEnv } from '../settings';
+import { settingsFromEnv, type TroupeSettings } from '../settings';
 import { createWorker } from '../worker';
 import { openToolsOrExplain } from './open-tools';
 import { stringFlag, type ParsedArgs } from './args';
+import { isConnectionError } from './connect';
 import { err, out } from './io';
 import { RUN_TEXT } from './run-texts';
 
 /** Run the command. */
 export async function run(args: ParsedArgs): Promise<number> {
-  const settings = settingsFromEnv();
+  let settings: TroupeSettings;
   try {
     endpointPolicy({ env: process.env });
+    settings = settingsFromEnv();
   } catch (e) {
     err((e as Error).message);
     return 1;
@@ -23,10 +26,12 @@ export async function run(args: ParsedArgs): Promise<number> {
   if (tools === false) return 1;
   let worker;
   try {
-    worker = await createWorker({ plugins: stringFlag(args, 'plugins'), ...(tools ? { tools } : {}) });
+    // the settings read above, as they are: the worker reads the environment once
+    worker = await createWorker({ ...settings, env: false, plugins: stringFlag(args, 'plugins'), ...(tools ? { tools } : {}) });
   } catch (e) {
     await tools?.close();
-    err(RUN_TEXT.cannotConnect(settings.address, (e as Error).message));
+    if (!isConnectionError(e)) throw e;
+    err(e.message);
     return 1;
   }
   const stop = () => {
