@@ -11,6 +11,7 @@ export type Connected = Awaited<ReturnType<typeof connectClient>>;
  * one line that says what failed and what to check, and return undefined.
  */
 export async function connectOrExplain(): Promise<Connected | undefined> {
+  quietIpServerNameWarning();
   try {
     return await connectClient();
   } catch (e) {
@@ -18,6 +19,26 @@ export async function connectOrExplain(): Promise<Connected | undefined> {
     err(e.message);
     return undefined;
   }
+}
+
+let quieted = false;
+
+/**
+ * The client's gRPC library gives TLS the address's host as the server name even when it is an IP
+ * address (`TEMPORAL_ADDRESS=10.0.0.5:7233` with TLS), and Node prints a deprecation warning
+ * (DEP0123) about it on every such command. The certificate is still checked against the IP; the
+ * warning says nothing the user can act on, so the CLI drops that one warning.
+ */
+function quietIpServerNameWarning(): void {
+  if (quieted) return;
+  quieted = true;
+  const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const options = rest[0];
+    const code = typeof options === 'object' && options !== null ? (options as { code?: string }).code : rest[1];
+    if (code === 'DEP0123') return;
+    emit(warning, ...rest);
+  }) as typeof process.emitWarning;
 }
 
 /** Whether `e` is a wrong setting or an unreachable Temporal, whose message is meant for the user as is. */

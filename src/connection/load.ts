@@ -133,8 +133,12 @@ function fromSdk<T>(file: string, fileFrom: string, profile: string, call: () =>
   try {
     return call();
   } catch (e) {
-    const error = e as Error & { code?: string };
-    if (error.name === 'TomlError') throw new ConnectionConfigError(CONNECTION_TEXTS.invalidConfigFile(file, fileFrom, firstLine(error.message)));
+    const error = e as Error & { code?: string; line?: number; column?: number };
+    // smol-toml's TomlError (the parser envconfig uses) carries the line and column
+    if (typeof error.line === 'number' && 'codeblock' in error) {
+      const detail = `${firstLine(error.message).replace(/^Invalid TOML document: /, '')} (line ${error.line}, column ${error.column})`;
+      throw new ConnectionConfigError(CONNECTION_TEXTS.invalidConfigFile(file, fileFrom, detail));
+    }
     if (error.code) throw new ConnectionConfigError(CONNECTION_TEXTS.unreadableConfigFile(file, fileFrom, firstLine(error.message)));
     if (/^Profile '.*' not found/.test(error.message)) {
       const profiles = fs.existsSync(file) ? Object.keys(loadClientConfig({ configSource: { path: file } }).profiles) : undefined;
