@@ -19,7 +19,8 @@ import type { SignalDefinition } from '@temporalio/common';
 import type { SignalInputs, SignalName } from './core/humans/signals';
 import { SIGNALS, statusQuery, transcriptQuery, WORKFLOW_TYPE } from './workflows/messages';
 import type { troupeRun } from './workflows/run';
-import { settingsFromEnv, type TroupeSettings } from './settings';
+import { clientConnectionOptions, withDiagnosis } from './connection';
+import { resolveSettings, taskQueueFromEnv, type SettingsOptions, type TroupeSettings } from './settings';
 import { staticDetails, staticSummary } from './core/observe/details';
 import { RUNNING_STATUS, SEARCH_ATTRIBUTES } from './core/observe/search';
 import { SEARCH_KEYS } from './workflows/observe';
@@ -28,18 +29,20 @@ import { troupeDataConverter } from './codec/data-converter';
 export type RunHandle = WorkflowHandle<typeof troupeRun>;
 
 /**
- * Connect a Temporal client with the environment's settings (overridable). Its payloads are
- * encrypted when `TROUPE_PAYLOAD_KEY` is set ({@link troupeDataConverter}).
+ * Connect a Temporal client with the environment's settings (`TEMPORAL_*`, the profile file),
+ * those passed here winning. Throws `ConnectionConfigError` for wrong settings and
+ * `ConnectionFailedError` when Temporal cannot be reached, each with a one-line message. Its
+ * payloads are encrypted when `TROUPE_PAYLOAD_KEY` is set ({@link troupeDataConverter}).
  */
-export async function connectClient(overrides: Partial<TroupeSettings> = {}): Promise<{
+export async function connectClient(options: SettingsOptions = {}): Promise<{
   client: Client;
   settings: TroupeSettings;
   close: () => Promise<void>;
 }> {
-  const settings = { ...settingsFromEnv(), ...overrides };
+  const settings = resolveSettings(options);
   // read first: a malformed key must fail before a connection is opened
   const dataConverter = troupeDataConverter();
-  const connection = await Connection.connect({ address: settings.address, connectTimeout: '5s' });
+  const connection = await withDiagnosis(settings, () => Connection.connect({ ...clientConnectionOptions(settings), connectTimeout: '5s' }));
   const client = new Client({ connection, namespace: settings.namespace, dataConverter });
   return { client, settings, close: () => connection.close() };
 }
@@ -72,7 +75,7 @@ export async function startRun(client: Client, opts: StartOptions): Promise<Work
   if (task === undefined) throw new Error(`startRun: no task: pass one or set task in role ${graph.name}`);
   const indexed = await searchAttributesRegistered(client);
   return client.workflow.start<typeof troupeRun>(WORKFLOW_TYPE, {
-    taskQueue: opts.taskQueue ?? settingsFromEnv().taskQueue,
+    taskQueue: opts.taskQueue ?? taskQueueFromEnv(),
     workflowId: opts.workflowId ?? newRunId(graph.name),
     args: [{ graph, task }],
     memo: { troupeStatus: RUNNING_STATUS, troupeGraph: graph.name, troupeWaiting: false },

@@ -6,7 +6,9 @@
  * - Extend the YAML: `registerTopology`, `registerCondition`, `registerCompletionCheck` (conditions
  *   and checks run inside the workflow, so their modules are bundled into it: `createWorker({ plugins })`).
  * - Run: `createWorker` on the worker side; `connectClient`, `startRun`, `followRun`, `waitResult`,
- *   `queryStatus`, `queryTranscript`, `sendSignal` on the client side.
+ *   `queryStatus`, `queryTranscript`, `sendSignal` on the client side. Both connect with the
+ *   `TEMPORAL_*` variables and the profile file (`settingsFromEnv`); `clientConnectionOptions` and
+ *   `workerConnectionOptions` give the same settings to connections a program makes itself.
  */
 
 // defining graphs
@@ -50,4 +52,16 @@ export type { SignalInputs, SignalName } from './core/humans/signals';
 export type { RunResult, RunStatusView, RunEnd, Diagnostics } from './core/ending/result';
 export type { PendingRequest } from './core/humans/requests';
 export type { TranscriptStep } from './core/state/state';
-export { settingsFromEnv, type TroupeSettings } from './settings';
+
+// reaching Temporal: TEMPORAL_* variables and the profile file, as the Temporal CLI and SDKs read them
+export { resolveSettings, settingsFromEnv, type SettingsOptions, type TroupeSettings } from './settings';
+export {
+  clientConnectionOptions,
+  ConnectionConfigError,
+  ConnectionFailedError,
+  loadConnectionSettings,
+  workerConnectionOptions,
+  type ConnectionOrigin,
+  type ConnectionSettings,
+  type ConnectProblem,
+} from './connection';

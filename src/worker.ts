@@ -12,10 +12,15 @@ import { bundleWorkflowCode, NativeConnection, Worker, type WorkerPlugin, type W
 import { createActivities, type LlmEndpointOptions } from './activities';
 import { troupeDataConverter } from './codec/data-converter';
 import { formatIssue } from './core/config/issues';
-import { settingsFromEnv, type TroupeSettings } from './settings';
+import { workerConnectionOptions, withDiagnosis } from './connection';
+import { resolveSettings, type SettingsOptions } from './settings';
 import { loadToolsFile, openToolRegistry, stderrLogger, type ToolRegistry, type ToolsLogger } from './tools';
 
-export interface WorkerConfig extends Partial<TroupeSettings> {
+/**
+ * What the worker runs with. The connection settings (address, namespace, TLS, API key) and the
+ * task queue default to the environment's (`TEMPORAL_*`, the profile file, `TROUPE_TASK_QUEUE`).
+ */
+export interface WorkerConfig extends SettingsOptions {
   /** Plugin module bundled into the workflow (and loaded in the worker process). */
   plugins?: string;
   /** LLM endpoint defaults for the activities. */
@@ -111,27 +116,27 @@ const quietBundlerLogger = {
 
 /** Create (not run) a troupe worker. */
 export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
-  const settings = { ...settingsFromEnv(), ...stripUndefined(config) };
+  const { plugins, llm, workflowBundle, connection, maxConcurrentActivities, tools: toolsOption, dataConverter: converter, shutdownGraceMs, ...settingsOptions } = config;
+  const settings = resolveSettings(settingsOptions);
   // settings that may be malformed are read before anything is opened
-  const dataConverter = config.dataConverter ?? troupeDataConverter();
-  const graceMs = config.shutdownGraceMs ?? shutdownGraceFromEnv();
-  if (config.plugins) require(path.resolve(config.plugins));
-  const tools = typeof config.tools === 'string' ? await openTools(config.tools) : config.tools;
-  const connection = config.connection ?? (await NativeConnection.connect({ address: settings.address }));
+  const dataConverter = converter ?? troupeDataConverter();
+  const graceMs = shutdownGraceMs ?? shutdownGraceFromEnv();
+  if (plugins) require(path.resolve(plugins));
+  const tools = typeof toolsOption === 'string' ? await openTools(toolsOption) : toolsOption;
   return Worker.create({
-    connection,
+    connection: connection ?? (await withDiagnosis(settings, () => NativeConnection.connect(workerConnectionOptions(settings)))),
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
     dataConverter,
-    workflowBundle: config.workflowBundle ?? (await bundleWorkflows(config.plugins, dataConverter)),
+    workflowBundle: workflowBundle ?? (await bundleWorkflows(plugins, dataConverter)),
     shutdownGraceTime: graceMs,
     shutdownForceTime: graceMs + WORKER_SHUTDOWN.forceMarginMs,
-    activities: createActivities({ ...config.llm, ...(tools ? { tools } : {}) }),
-    maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities ?? 100,
+    activities: createActivities({ ...llm, ...(tools ? { tools } : {}) }),
+    maxConcurrentActivityTaskExecutions: maxConcurrentActivities ?? 100,
     maxHeartbeatThrottleInterval: '500ms',
     defaultHeartbeatThrottleInterval: '500ms',
     // the tool servers live as long as the worker runs
-    plugins: tools && typeof config.tools === 'string' ? [closeWhenDone(tools)] : [],
+    plugins: tools && typeof toolsOption === 'string' ? [closeWhenDone(tools)] : [],
   });
 }
 
@@ -147,8 +152,4 @@ function closeWhenDone(registry: ToolRegistry): WorkerPlugin {
       }
     },
   };
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

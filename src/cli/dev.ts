@@ -14,6 +14,7 @@ import { loadRoleFile } from '../config-file';
 import { FAST_LOCAL_DYNAMIC_CONFIG, freePort, startDevServer } from '../dev/temporal-server';
 import { payloadCodecFromEnv, startCodecServer } from '../codec';
 import { startOfflineModel } from '../dev/offline-model';
+import { taskQueueFromEnv } from '../settings';
 import { createWorker } from '../worker';
 import { openToolsOrExplain } from './open-tools';
 import { checkRoleTools } from '../tools/check-role';
@@ -104,14 +105,16 @@ export async function run(args: ParsedArgs): Promise<number> {
     }
     // one person owns both the role files and this worker, so the roles' own endpoints and key variables are honoured
     const llm = { ...(baseUrl ? { baseUrl } : {}), trustRoleEndpoints: true };
-    const worker = await createWorker({ address: server.address, llm, ...(tools ? { tools } : {}) });
+    // its own server, whatever TEMPORAL_* or a profile file say about another one
+    const local = { address: server.address, namespace: server.namespace, taskQueue: taskQueueFromEnv(), env: false } as const;
+    const worker = await createWorker({ ...local, llm, ...(tools ? { tools } : {}) });
     const running = worker.run();
     cleanups.unshift(async () => {
       worker.shutdown();
       await running;
     });
 
-    const conn = await connectClient({ address: server.address });
+    const conn = await connectClient(local);
     cleanups.unshift(() => conn.close());
     out(DEV_TEXT.running(file, task));
     const handle = await startRun(conn.client, { role: graph, task, taskQueue: conn.settings.taskQueue });

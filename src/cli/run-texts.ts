@@ -5,9 +5,6 @@ const DECIDED = { approve: 'approved', reject: 'rejected', answer: 'answered' } 
 
 export const RUN_TEXT = {
   noTask: (file: string) => `no task: pass --task "..." or set task: in ${file}`,
-  cannotConnect: (address: string, message: string) =>
-    `cannot reach Temporal at ${address}: ${message}\n` +
-    'Start a local server with `npm run demo` / `troupe dev`, or `temporal server start-dev`, or set TEMPORAL_ADDRESS.',
   started: (id: string, queue: string) => `started run ${id} on task queue ${queue}`,
   detached: (id: string) => `follow it with: troupe status ${id}  ·  troupe result ${id}`,
   notFound: (id: string) => `no run with id ${id}`,

@@ -2,15 +2,17 @@
  * `troupe worker [--plugins file]`: run a worker until SIGINT/SIGTERM. The first signal drains:
  * the worker stops polling and in-flight calls get `TROUPE_SHUTDOWN_GRACE_MS` (default 30 s) to
  * finish before they are cancelled (Temporal retries them on another worker), then it exits 0. A
- * second signal exits at once. A malformed endpoint allowlist, payload key or grace in the
- * environment stops it before it connects.
+ * second signal exits at once. A malformed endpoint allowlist, payload key, grace or connection
+ * settings (`TEMPORAL_*`, the profile file) stop it before it connects; an unreachable Temporal
+ * stops it with the reason.
  */
 import { endpointPolicy } from '../activities/endpoints';
 import { troupeDataConverter } from '../codec/data-converter';
-import { settingsFromEnv } from '../settings';
+import { settingsFromEnv, type TroupeSettings } from '../settings';
 import { createWorker, shutdownGraceFromEnv } from '../worker';
 import { openToolsOrExplain } from './open-tools';
 import { stringFlag, type ParsedArgs } from './args';
+import { isConnectionError } from './connect';
 import { err, out } from './io';
 import { RUN_TEXT } from './run-texts';
 
@@ -27,11 +29,12 @@ export const SIGNAL_EXIT_CODES: Readonly<Record<'SIGINT' | 'SIGTERM', number>> =
 
 /** Run the command. */
 export async function run(args: ParsedArgs): Promise<number> {
-  const settings = settingsFromEnv();
+  let settings: TroupeSettings;
   let graceMs: number;
   let dataConverter;
   try {
     endpointPolicy({ env: process.env });
+    settings = settingsFromEnv();
     graceMs = shutdownGraceFromEnv();
     dataConverter = troupeDataConverter();
   } catch (e) {
@@ -42,10 +45,12 @@ export async function run(args: ParsedArgs): Promise<number> {
   if (tools === false) return 1;
   let worker;
   try {
-    worker = await createWorker({ plugins: stringFlag(args, 'plugins'), dataConverter, shutdownGraceMs: graceMs, ...(tools ? { tools } : {}) });
+    // the settings read above, as they are: the worker reads the environment once
+    worker = await createWorker({ ...settings, env: false, plugins: stringFlag(args, 'plugins'), dataConverter, shutdownGraceMs: graceMs, ...(tools ? { tools } : {}) });
   } catch (e) {
     await tools?.close();
-    err(RUN_TEXT.cannotConnect(settings.address, (e as Error).message));
+    if (!isConnectionError(e)) throw e;
+    err(e.message);
     return 1;
   }
   let signals = 0;

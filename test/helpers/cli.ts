@@ -4,6 +4,8 @@
  * `troupe run` followed in the background and `troupe approve` sent meanwhile keep apart.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
 import { main } from '../../src/cli/main';
 import { testAddress } from './temporal';
 
@@ -102,4 +104,18 @@ export async function troupe(...argv: string[]): Promise<CliResult> {
 /** Run `troupe <argv>` to the end against the Temporal server at `address` (not the shared test server). */
 export async function troupeAt(address: string, ...argv: string[]): Promise<CliResult> {
   return launch(address, argv).done;
+}
+
+/**
+ * Run `troupe <argv>` as its own process (`node bin/troupe.js`) with exactly the environment
+ * `env`, nothing inherited: what a user's shell would start.
+ */
+export function troupeProcess(argv: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
+  const bin = path.resolve(__dirname, '..', '..', 'bin', 'troupe.js');
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...argv], { env, timeout: timeoutMs }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

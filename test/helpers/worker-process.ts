@@ -18,10 +18,18 @@ export interface WorkerProcess {
 
 const BIN = path.resolve(__dirname, '..', '..', 'bin', 'troupe.js');
 
-/** Start `troupe worker` and wait until it polls its task queue. */
-export async function startWorkerProcess(env: Record<string, string>, timeoutMs = 60_000, args: string[] = []): Promise<WorkerProcess> {
+/**
+ * Start `troupe worker` and wait until it polls its task queue. Its environment is `base` (default:
+ * this process's) with `env` over it.
+ */
+export async function startWorkerProcess(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  args: string[] = [],
+  base: NodeJS.ProcessEnv = process.env,
+): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [BIN, 'worker', ...args], {
-    env: { ...process.env, ...env },
+    env: { ...base, ...env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
