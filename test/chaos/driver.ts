@@ -82,6 +82,8 @@ export interface ChaosReport {
   requestsAfterCompletion: number;
   /** Model calls interrupted by a fault and sent again (a new attempt of an activity that had not completed). */
   callsRetried: number;
+  /** Model calls lost with their worker on every attempt and dispatched again as a new activity. */
+  callsRedispatched: number;
   /** Tool side effects that happened twice: must be 0. */
   duplicateEffects: number;
   /** Tool attempts beyond the first (interrupted calls tried again with the same idempotency key). */
@@ -219,19 +221,26 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
   const client = new Client({ connection });
 
   const scenarios = new Map<string, { kind: ScenarioKind; receipts: string }>();
+  // Like a real model, the stub answers the conversation it is sent: the n-th distinct conversation an
+  // agent opens in a run gets the n-th reply of its script, however often it is sent (the retries of
+  // an interrupted call, or the call dispatched again after its worker was lost every time).
   const ordinals = new Map<string, number>();
+  const conversationOf = new Map<number, string>();
   stub.respond((req) => {
     const scenario = req.workflowId ? scenarios.get(req.workflowId) : undefined;
     if (!scenario || !req.callId) return undefined;
-    const key = `${req.workflowId}/${req.agent}`;
-    const callKey = `${key}/${req.callId}`;
-    let ordinal = ordinals.get(callKey);
+    const earlier = stub.requests.filter((r) => r.callId === req.callId && r.attempt === req.attempt && r.n < req.n);
+    const index = earlier.length;
+    const conversation = index === 0 ? JSON.stringify(req.messages) : conversationOf.get(earlier[0].n)!;
+    conversationOf.set(req.n, conversation);
+    const agentKey = `${req.workflowId}/${req.agent}`;
+    const key = `${agentKey}/${conversation}`;
+    let ordinal = ordinals.get(key);
     if (ordinal === undefined) {
-      ordinal = ordinals.get(key) ?? 0;
-      ordinals.set(key, ordinal + 1);
-      ordinals.set(callKey, ordinal);
+      ordinal = ordinals.get(agentKey) ?? 0;
+      ordinals.set(agentKey, ordinal + 1);
+      ordinals.set(key, ordinal);
     }
-    const index = stub.requests.filter((r) => r.callId === req.callId && r.attempt === req.attempt && r.n < req.n).length;
     const [min, max] = plan.latencyMs;
     return { ...replyOf(scenario.kind, req.agent, ordinal, index, scenario.receipts), delayMs: Math.round(min + Math.random() * (max - min)) };
   });
@@ -357,6 +366,7 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
       stepsRepeated: runs.reduce((n, r) => n + Math.max(0, r.chaos.steps - r.baseline.steps), 0),
       requestsAfterCompletion,
       callsRetried,
+      callsRedispatched: chaos.results.reduce((n, r) => n + r.warnings.filter((w) => w.includes('was lost with its worker')).length, 0),
       duplicateEffects: keys.length - new Set(keys).size,
       toolAttemptsRetried: attempts.length - new Set(attempts.map((l) => l.split(' ')[0])).size,
       effects: { baseline: effects('baseline').length, chaos: chaosEffects.length },
@@ -463,6 +473,7 @@ export function reportMarkdown(r: ChaosReport): string {
     `| steps repeated | ${r.stepsRepeated} |`,
     `| model requests for a call whose activity had completed | ${r.requestsAfterCompletion} |`,
     `| model calls cut by a fault and sent again (same call, next attempt) | ${r.callsRetried} |`,
+    `| model calls lost with their worker on all 3 attempts, dispatched again | ${r.callsRedispatched} |`,
     `| tool side effects (undisturbed / chaos) | ${r.effects.baseline} / ${r.effects.chaos} |`,
     `| tool side effects that happened twice | ${r.duplicateEffects} |`,
     `| tool attempts retried with the same idempotency key | ${r.toolAttemptsRetried} |`,
