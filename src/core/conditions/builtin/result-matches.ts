@@ -6,7 +6,7 @@
  * latest result's hash with the one before.
  */
 import { z } from 'zod';
-import { regexText } from '../../config/limits';
+import { clip, regexText } from '../../config/limits';
 import { extractScore, needleOf } from '../../waves/capture';
 import { agentField, type ConditionPlugin, type ParseResult } from '../plugin';
 import { registerBuiltinCondition } from '../store';
@@ -29,7 +29,7 @@ export const RESULT_MATCHES_MESSAGES = {
   /** Without a matcher it could never hold. */
   needsMatcher: 'needs at least one of contains, regex, score_gte, no_changes (without one it could never hold)',
   flags: 'may use only the flags i, m, s, u',
-  invalidRegex: (source: string, why: string) => `invalid regex "${source}": ${why}`,
+  invalidRegex: (source: string, why: string) => `invalid regex "${clip(source)}": ${why}`,
   repeatedFlag: (flags: string) => `flags "${flags}" repeat a letter`,
   flagsWithoutRegex: 'flags apply only to regex; add a regex or remove flags',
 } as const;
