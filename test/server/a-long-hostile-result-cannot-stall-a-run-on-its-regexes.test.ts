@@ -1,5 +1,5 @@
 /**
- * A long hostile agent result against the run's regular expressions (docs/semantics.md, "Hostile
+ * A long hostile agent result against the run's regular expressions (README, "Bounds on hostile
  * input"). Validation rejects patterns that can backtrack catastrophically; a pattern that escaped it
  * (a graph built by hand, or started before the check existed) still reads at most the first 16 Ki
  * characters of a result, so a quadratic one costs milliseconds where the 64 KiB a result may hold

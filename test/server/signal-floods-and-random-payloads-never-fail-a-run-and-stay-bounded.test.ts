@@ -1,5 +1,5 @@
 /**
- * Hostile signals against real runs (docs/semantics.md, "Hostile input"): random sequences of
+ * Hostile signals against real runs (README, "Bounds on hostile input"): random sequences of
  * random payloads (decisions before any request, duplicate decisions, malformed and unknown
  * payloads), and 10,000 `message` signals to one run. The run never fails, the lists that grow with
  * signals stay within their caps (what does not fit is a warning), and the run then completes.
@@ -114,7 +114,7 @@ describe('hostile signals', () => {
     const started = Date.now();
     const floods = Array.from({ length: 10_000 }, (_, i) => (i % 2 ? { text: `flood-${i} to critic`, to: 'critic' } : { text: `flood-${i} to all` }));
     // four at a time: the server fails a workflow task while over 100 signals wait behind it, and a
-    // wider flood turns that into a replay storm (docs/semantics.md, "Hostile input")
+    // wider flood turns that into a replay storm (README, "Bounds on hostile input")
     await pool(floods, 4, (p) => handle.signal('message', p));
     const sendMs = Date.now() - started;
     const during = await waitForStatus(handle, (s) => s.warnings.includes(STATE_TEXTS.messageDropped('critic', MAX_QUEUED_MESSAGES)), 60_000);

@@ -1,5 +1,5 @@
 /**
- * Random command lines (docs/semantics.md, "Hostile input"): whatever the words, `troupe` answers
+ * Random command lines (README, "Bounds on hostile input"): whatever the words, `troupe` answers
  * with an exit code and words, never a stack trace. Commands that would reach a Temporal server are
  * only given command lines that are wrong by construction (an unknown flag), so nothing here needs one.
  */

@@ -140,7 +140,7 @@ function parseString(s: string): ParsedCondition {
 /**
  * Parse one condition item: `{key: value}` with exactly one key, or `"signal_observed(type)"`.
  * `depth` counts the any_of/all_of lists around it; past `MAX_CONFIG_DEPTH` a list is an error, so
- * no input can exhaust the stack (docs/semantics.md, "Hostile input").
+ * no input can exhaust the stack (README, "Bounds on hostile input").
  */
 export function parseCondition(item: unknown, depth = 0): ParsedCondition {
   if (typeof item === 'string') return parseString(item);

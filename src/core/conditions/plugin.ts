@@ -96,7 +96,7 @@ export interface ConditionPlugin<P = unknown> {
   loopBound?(params: P): LoopBound | undefined;
   /**
    * The regular expressions it runs on agent output: validation rejects those that can backtrack
-   * catastrophically (docs/semantics.md, "Hostile input"), with errors located at their paths.
+   * catastrophically (README, "Bounds on hostile input"), with errors located at their paths.
    */
   patterns?(params: P): ConditionPattern[];
 }

@@ -1,5 +1,5 @@
 /**
- * The nesting bound of a role file (docs/semantics.md, "Hostile input"). The YAML reader recurses
+ * The nesting bound of a role file (README, "Bounds on hostile input"). The YAML reader recurses
  * once per level of nesting and exhausts the stack a few hundred levels down, so the text is scanned
  * first with the reader's own lexer (iterative: it sees quotes, comments and block scalars as the
  * reader does) and a file that is certainly too deep is refused before it is parsed; the value read

@@ -1,6 +1,6 @@
 /**
  * The bounds a role file, and the model output its patterns run on, are held to
- * (docs/semantics.md, "Hostile input"). One place, so the loader, the validator, the condition
+ * (README, "Bounds on hostile input"). One place, so the loader, the validator, the condition
  * matchers and the output check agree, and tests pin them. Pure constants.
  */
 

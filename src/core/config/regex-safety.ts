@@ -1,6 +1,6 @@
 /**
- * Whether a regular expression from a role file can backtrack catastrophically (docs/semantics.md,
- * "Hostile input"). Such patterns run on model output inside the workflow (`regex` matchers of
+ * Whether a regular expression from a role file can backtrack catastrophically (README,
+ * "Bounds on hostile input"). Such patterns run on model output inside the workflow (`regex` matchers of
  * conditions and `when` guards, `pattern` keywords of `output.schema`), where one long hostile
  * result would block the workflow task until Temporal's deadlock detector fails it, again on every
  * retry. They are rejected when the role is validated.

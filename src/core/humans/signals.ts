@@ -11,7 +11,7 @@ import { recapText, utf8ByteLength } from '../text/utf8';
 import { HUMAN_TEXTS } from './texts';
 
 /**
- * Bounds of what a signal may carry into the run state (docs/semantics.md, "Hostile input"): texts
+ * Bounds of what a signal may carry into the run state (README, "Bounds on hostile input"): texts
  * longer than {@link MAX_SIGNAL_TEXT_BYTES} are cut with a marker; a `signal` payload larger than
  * {@link MAX_SIGNAL_PAYLOAD_BYTES} as JSON, or a name longer than {@link MAX_SIGNAL_NAME_CHARS}, makes
  * the signal malformed.

@@ -2,7 +2,7 @@
  * The regular expressions an output schema runs on model output: every `pattern` keyword and every
  * `patternProperties` key, found where ajv would evaluate them (in subschemas, never in `enum`,
  * `const`, `default` or `examples` data), for the backtracking check at validation
- * (docs/semantics.md, "Hostile input"). Iterative, so a deep schema cannot exhaust the stack. Pure.
+ * (README, "Bounds on hostile input"). Iterative, so a deep schema cannot exhaust the stack. Pure.
  */
 import type { Path } from '../config/issues';
 

@@ -23,7 +23,7 @@ export interface OutputValidator {
 export const MAX_ERROR_LINES = 20;
 
 /**
- * ajv's regular expressions, held to the bound of role patterns (docs/semantics.md, "Hostile
+ * ajv's regular expressions, held to the bound of role patterns (README, "Bounds on hostile
  * input"): a string longer than `REGEX_TEXT_LIMIT` fails its `pattern` without being tested, so a
  * pattern that escaped the backtracking check cannot stall the workflow on a long model output.
  */

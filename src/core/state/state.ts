@@ -75,7 +75,7 @@ export interface RunState {
   signals: Array<{ type: string; payload?: unknown; at: string; source?: string }>;
   /** The last warnings, first a line counting those dropped once there were more than {@link MAX_WARNINGS}. */
   warnings: string[];
-  /** Warnings dropped so far (docs/semantics.md, "Hostile input"). */
+  /** Warnings dropped so far (README, "Bounds on hostile input"). */
   warningsDropped?: number;
   transcript: TranscriptStep[];
   goal?: GoalState;
@@ -98,7 +98,7 @@ export interface RunState {
 export const TEXT_CAP_BYTES = 64 * 1024;
 
 /**
- * Caps of the lists that grow with signals and warnings (docs/semantics.md, "Hostile input"), so
+ * Caps of the lists that grow with signals and warnings (README, "Bounds on hostile input"), so
  * that no flood of signals can grow the state a run carries, its history or its prompts without
  * bound; what a cap turns away is reported as a warning.
  */
