@@ -5,10 +5,11 @@
  * result would block the workflow task until Temporal's deadlock detector fails it, again on every
  * retry. They are rejected when the role is validated.
  *
- * The checker is recheck's automaton-based analysis, which decides for the patterns it supports
- * whether matching can take exponential or polynomial (super-linear) time, without false
- * negatives; what it cannot decide (back-references, look-arounds, a pattern too complex to finish
- * within {@link PATTERN_CHECK_TIMEOUT_MS}) is rejected too. recheck's browser build is used: the same
+ * The checker is recheck's automaton-based analysis, which tells from the structure of the
+ * pattern's backtracking automaton whether matching can take exponential or polynomial
+ * (super-linear) time, rather than searching for attack strings (a search can miss one); what it
+ * cannot analyse (back-references, look-arounds, a pattern too complex to finish within
+ * {@link PATTERN_CHECK_TIMEOUT_MS}) is rejected too. recheck's browser build is used: the same
  * checker as its Node entry, pure JavaScript run in this thread, where the Node entry would hand the
  * work to a worker thread that may start a native binary or a JVM. Not imported by the workflow.
  */
