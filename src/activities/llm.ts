@@ -127,7 +127,9 @@ export async function chatCompletion(
   ctx.heartbeat();
   const beat = setInterval(() => ctx.heartbeat(), LLM_DEFAULTS.heartbeatIntervalMs);
   try {
-    const { data, response } = await client.chat.completions
+    // the raw response, read here, so a body that is cut off, not JSON or an error object is
+    // classified with its status and request id (docs/semantics.md, "Agent calls")
+    const response = await client.chat.completions
       .create(body, {
         timeout,
         signal: abort.signal,
@@ -140,16 +142,9 @@ export async function chatCompletion(
           [TROUPE_HEADERS.attempt]: String(info.attempt),
         },
       })
-      .withResponse();
-    const requestId = response.headers.get('x-request-id') ?? undefined;
-    if (!Array.isArray(data?.choices) || data.choices[0]?.message === undefined) {
-      throw ApplicationFailure.create({
-        type: FAILURE_TYPES.retryable,
-        message: ACTIVITY_TEXTS.llm.malformed(scope.kind, scope.agent, requestId),
-        details: [details(scope.kind, 'no completion choice in the response', response.status, requestId)],
-      });
-    }
-    return { completion: data, requestId, usage: usageOf(data) };
+      .asResponse();
+    const data = await readCompletion(response, scope);
+    return { completion: data, requestId: response.headers.get('x-request-id') ?? undefined, usage: usageOf(data) };
   } catch (err) {
     if (ctx.cancellationSignal.aborted) throw cancelledFailure(ctx.cancellationSignal.reason);
     if (err instanceof ApplicationFailure) throw err;
@@ -160,6 +155,73 @@ export async function chatCompletion(
     clearTimeout(timer);
     ctx.cancellationSignal.removeEventListener('abort', onCancel);
   }
+}
+
+/** The start of a body, for a diagnostic: at most 200 characters on one line. */
+function snippet(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+/** An HTTP status carried in a 200's `error` object (`code` or `status`, a number or a numeric string). */
+function embeddedStatus(error: Record<string, unknown>): number | undefined {
+  for (const v of [error.code, error.status]) {
+    const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d{3}$/.test(v) ? Number(v) : NaN;
+    if (Number.isInteger(n) && n >= 400 && n <= 599) return n;
+  }
+  return undefined;
+}
+
+/**
+ * Reads a successful response's body as a completion. A body cut off while it is read is a
+ * connection error; a body that is not JSON, a JSON `error` object (some gateways answer 200 with
+ * one) and a completion without a choice are failures with the response's status and request id:
+ * retried, except an error object whose code is a status that cannot succeed (400, 401, 403, 404,
+ * 422), which fails at once like that status would.
+ */
+async function readCompletion(response: Response, scope: Pick<LlmCallScope, 'kind' | 'agent'>): Promise<ChatCompletion> {
+  const { kind, agent } = scope;
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  const status = response.status;
+  const retryable = (message: string, detail: string, at = status) =>
+    ApplicationFailure.create({ type: FAILURE_TYPES.retryable, message, details: [details(kind, detail, at, requestId)] });
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (err) {
+    if (errorLike(err) && err.name === 'AbortError') throw err;
+    const why = ACTIVITY_TEXTS.llm.bodyCutOff(errorText(err));
+    throw retryable(ACTIVITY_TEXTS.llm.connection(kind, agent, why), why);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    const why = ACTIVITY_TEXTS.llm.notJson(status, response.headers.get('content-type') ?? 'no content type', snippet(text));
+    throw retryable(ACTIVITY_TEXTS.llm.malformedBody(kind, agent, why, requestId), why);
+  }
+  const completion = data as ChatCompletion & { error?: unknown };
+  if (!Array.isArray(completion?.choices) && completion?.error && typeof completion.error === 'object') {
+    const error = completion.error as Record<string, unknown>;
+    const message = typeof error.message === 'string' && error.message.trim() ? snippet(error.message) : ACTIVITY_TEXTS.llm.noMessage;
+    const at = embeddedStatus(error) ?? status;
+    const text = ACTIVITY_TEXTS.llm.http(kind, agent, at, message, requestId);
+    if (FATAL_STATUSES.has(at)) {
+      throw ApplicationFailure.create({ type: FAILURE_TYPES.fatal, nonRetryable: true, message: text, details: [details(kind, message, at, requestId)] });
+    }
+    throw retryable(text, message, at);
+  }
+  if (!Array.isArray(completion?.choices) || completion.choices[0]?.message === undefined) {
+    throw retryable(ACTIVITY_TEXTS.llm.malformed(kind, agent, requestId), ACTIVITY_TEXTS.llm.noChoice);
+  }
+  return completion;
+}
+
+/** An error's message and its cause's (errors of Node's own fetch may come from another realm: read by shape). */
+function errorText(err: unknown): string {
+  if (!errorLike(err)) return String(err);
+  const cause = errorLike(err.cause) && err.cause.message ? ` (${err.cause.message})` : '';
+  return `${err.message}${cause}`;
 }
 
 function cancelledFailure(reason: unknown): CancelledFailure {
@@ -189,7 +251,7 @@ function providerMessage(err: APIError, clean: (text: string) => string): string
   const body = err.error as { message?: unknown } | undefined;
   const raw =
     typeof body?.message === 'string' ? body.message : err.message.replace(new RegExp(`^${err.status ?? ''}\\s*`), '');
-  const text = clean(raw.trim()) || 'no message';
+  const text = clean(raw.trim()) || ACTIVITY_TEXTS.llm.noMessage;
   return text.length > LLM_DEFAULTS.maxErrorMessageChars ? `${text.slice(0, LLM_DEFAULTS.maxErrorMessageChars)}…` : text;
 }
 

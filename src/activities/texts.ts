@@ -16,6 +16,13 @@ export const ACTIVITY_TEXTS = {
     connection: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: connection error: ${message}`,
     malformed: (kind: LlmKind, agent: string, requestId?: string) =>
       `${kind} ${agent}: the endpoint returned no completion choice${requestId ? ` (request id ${requestId})` : ''}`,
+    noChoice: 'no completion choice in the response',
+    noMessage: 'no message',
+    malformedBody: (kind: LlmKind, agent: string, why: string, requestId?: string) =>
+      `${kind} ${agent}: ${why}${requestId ? ` (request id ${requestId})` : ''}`,
+    notJson: (status: number, contentType: string, start: string) =>
+      `the endpoint answered HTTP ${status} with a body that is not valid JSON (${contentType})${start ? `: ${start}` : ''}`,
+    bodyCutOff: (error: string) => `the response body was cut off: ${error}`,
     localDetail: (error: string) =>
       `the request could not be built or sent because of an error on the worker's side (not retried): ${error}`,
     local: (kind: LlmKind, agent: string, error: string) => `${kind} ${agent}: ${ACTIVITY_TEXTS.llm.localDetail(error)}`,

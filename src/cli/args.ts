@@ -28,14 +28,14 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): ParseResult 
     Object.entries(spec).map(([name, type]) => [name, name === 'help' ? { type, short: 'h' } : { type }]),
   );
   const { tokens } = parseTokens({ args: [...argv], options, allowPositionals: true, strict: false, tokens: true });
-  const args: ParsedArgs = { positionals: [], flags: {} };
+  const args: ParsedArgs = { positionals: [], flags: Object.create(null) as Record<string, string | boolean> };
   for (const token of tokens) {
     if (token.kind === 'positional') {
       args.positionals.push(token.value);
       continue;
     }
     if (token.kind !== 'option') continue;
-    const kind = spec[token.name];
+    const kind = Object.prototype.hasOwnProperty.call(spec, token.name) ? spec[token.name] : undefined;
     if (kind === undefined || (token.name === 'help' && token.rawName !== '--help' && token.rawName !== '-h')) {
       const near = closest(token.name, Object.keys(spec));
       return { ok: false, error: CLI_TEXT.unknownFlag(token.rawName, near ? ` (did you mean "--${near}"?)` : '') };

@@ -26,7 +26,7 @@ export async function run(args: ParsedArgs): Promise<number> {
     out(helpText());
     return 0;
   }
-  const spec = COMMANDS[name];
+  const spec = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!spec) {
     err(CLI_TEXT.unknownCommand(name, didYouMean(name, Object.keys(COMMANDS))));
     return 1;

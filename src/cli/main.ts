@@ -18,7 +18,8 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
   if (name === '--help' || name === '-h') return main(['help', ...rest]);
-  const spec = COMMANDS[name];
+  // own rows only: `constructor` or `__proto__` must be unknown commands, not Object's members
+  const spec = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!spec) {
     err(CLI_TEXT.unknownCommand(name, didYouMean(name, Object.keys(COMMANDS))));
     err(CLI_TEXT.seeHelp);

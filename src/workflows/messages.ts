@@ -13,7 +13,7 @@ import { recordDecision } from '../core/humans/decisions';
 import { awaitingHumans, decide, type DecisionKind } from '../core/humans/requests';
 import { parseSignalPayload, type SignalInputs, type SignalName } from '../core/humans/signals';
 import { startClocks, stopClocks } from '../core/state/clock';
-import { addNote, warn, type TranscriptStep } from '../core/state/state';
+import { queueMessage, warn, type TranscriptStep } from '../core/state/state';
 import { recordSignal } from '../core/waves/record';
 import type { Run } from './execution';
 import { publish } from './observe';
@@ -95,9 +95,7 @@ export function installHandlers(run: Run): void {
         warn(state, RUN_TEXTS.malformedSignal('message', `unknown agent "${msg.to}"`));
         return;
       }
-      const note = { kind: 'user_message' as const, text: msg.text, from: 'user' };
-      if (msg.to) addNote(state, msg.to, note);
-      else state.broadcast.push(note);
+      queueMessage(state, msg.to, { kind: 'user_message', text: msg.text, from: 'user' });
     }),
   );
   setHandler(signalSignal, (raw) => handle(run, 'signal', raw, (sig) => recordSignal(state, sig.type, sig.payload, Date.now())));

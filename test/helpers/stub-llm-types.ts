@@ -38,6 +38,19 @@ export interface StubStep {
   hang?: boolean;
   /** Destroy the connection without an answer (a connection error for the client). */
   dropConnection?: boolean;
+  /**
+   * A body sent as it is instead of the completion (status default 200): a string goes out verbatim
+   * (`contentType` default `application/json`, so it can be cut-off or non-JSON text), anything else
+   * as JSON (`{choices: []}`, `{error: {...}}`).
+   */
+  body?: unknown;
+  /** Content type of `body` (default `application/json`). */
+  contentType?: string;
+  /**
+   * Send the status line, the headers (with the full `content-length`) and only this share (0..1) of
+   * the body, then reset the connection: a response cut off mid-body.
+   */
+  resetMidBody?: number;
 }
 
 /** A dynamic reply: return a step, or undefined to fall through to the next responder / default. */
@@ -76,6 +89,8 @@ export interface StubRequest {
   status?: number;
   /** Parsed JSON body the stub sent. */
   responseBody?: any;
+  /** Epoch ms at which the stub sent its response (or its first bytes); unset when it never answered. */
+  respondedAt?: number;
   /** Ids (`n`) of the requests in flight when this one started, itself included. */
   inFlightAtStart: number[];
 }

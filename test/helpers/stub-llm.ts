@@ -113,18 +113,31 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
     }
   };
 
-  const send = (res: http.ServerResponse, rec: StubRequest, status: number, body: unknown, extra: Record<string, string> = {}) => {
+  const send = (
+    res: http.ServerResponse,
+    rec: StubRequest,
+    status: number,
+    body: unknown,
+    extra: Record<string, string> = {},
+    shape: { raw?: boolean; contentType?: string; resetMidBody?: number } = {},
+  ) => {
     if (res.destroyed) return;
     rec.status = status;
     rec.responseBody = body;
-    const payload = JSON.stringify(body);
+    rec.respondedAt = Date.now();
+    const payload = shape.raw && typeof body === 'string' ? body : JSON.stringify(body);
     res.writeHead(status, {
-      'content-type': 'application/json',
+      'content-type': shape.contentType ?? 'application/json',
       'content-length': Buffer.byteLength(payload),
       'x-request-id': rec.id,
       ...extra,
     });
-    res.end(payload);
+    if (shape.resetMidBody === undefined) {
+      res.end(payload);
+      return;
+    }
+    const bytes = Buffer.from(payload);
+    res.write(bytes.subarray(0, Math.floor(bytes.length * shape.resetMidBody)), () => res.socket?.resetAndDestroy());
   };
 
   /** Resolves after `ms` or when the client goes away, whichever comes first. */
@@ -216,6 +229,8 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
     rec.tools = Array.isArray(body.tools) ? body.tools : undefined;
 
     const step = await pickStep(rec);
+    // a reset the stub makes is not a client abort
+    if (step.resetMidBody !== undefined) dropped = true;
     if (step.dropConnection) {
       dropped = true;
       req.socket.destroy();
@@ -236,6 +251,10 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
         step.errorBody ??
         openAiError(step.errorMessage ?? `stub error ${status}`, step.errorType ?? errorType(status), step.errorCode);
       return send(res, rec, status, errBody, extra);
+    }
+
+    if (step.body !== undefined) {
+      return send(res, rec, status, step.body, extra, { raw: true, contentType: step.contentType, resetMidBody: step.resetMidBody });
     }
 
     const text = typeof step.text === 'function' ? step.text(rec) : step.text;
@@ -272,6 +291,7 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
         usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
       },
       extra,
+      { resetMidBody: step.resetMidBody },
     );
   };
 

@@ -10,6 +10,7 @@
  */
 import { didYouMean } from '../config/did-you-mean';
 import { prefixIssues, type Path, type PathIssue } from '../config/issues';
+import { clip, MAX_CONFIG_DEPTH } from '../config/limits';
 import { parseWithIssues, typeName } from '../config/zod-issues';
 import type { ConditionPlugin } from './plugin';
 import { conditionKeys, getConditionPlugin, isBuiltinConditionKey } from './registry';
@@ -20,13 +21,14 @@ export const PARSE_MESSAGES = {
   notACondition: (got: string) =>
     `expected a condition (an object with one key, or "signal_observed(type)"), got ${got}`,
   badString: (s: string) =>
-    `"${s}" is not a condition; write an object with one key (e.g. max_iterations: 5) or "signal_observed(type)"`,
+    `"${clip(s)}" is not a condition; write an object with one key (e.g. max_iterations: 5) or "signal_observed(type)"`,
   empty: 'empty condition: needs exactly one key',
   manyKeys: (keys: string[]) =>
     `a condition has exactly one key, got ${keys.length} (${keys.join(', ')}); put each condition in its own list item`,
-  unknownKey: (key: string, hint: string) => `unknown condition "${key}"${hint}`,
+  unknownKey: (key: string, hint: string) => `unknown condition "${clip(key)}"${hint}`,
   notAList: (got: string) => `expected array, got ${got}`,
   emptyList: 'must list at least one condition',
+  tooDeep: (max: number) => `any_of and all_of are nested more than ${max} levels deep here; flatten them`,
 } as const;
 
 /** An agent name written in a condition item, with paths relative to that item. */
@@ -75,22 +77,23 @@ function prefixMentions(base: Path, mentions: readonly AgentMention[]): AgentMen
 }
 
 /** The agents named under `key`, nested lists included. */
-function mentionsUnder(key: string, value: unknown): AgentMention[] {
-  if ((key === 'any_of' || key === 'all_of') && Array.isArray(value)) return prefixMentions([key], parseConditionList(value).agents);
+function mentionsUnder(key: string, value: unknown, depth: number): AgentMention[] {
+  if ((key === 'any_of' || key === 'all_of') && Array.isArray(value)) return prefixMentions([key], parseConditionList(value, depth + 1).agents);
   return leafMentions(key, value);
 }
 
-function parseComposite(kind: 'any_of' | 'all_of', value: unknown): ParsedCondition {
+function parseComposite(kind: 'any_of' | 'all_of', value: unknown, depth: number): ParsedCondition {
   if (!Array.isArray(value)) return { issues: [{ path: [kind], message: PARSE_MESSAGES.notAList(typeName(value)) }], agents: [] };
   if (value.length === 0) return { issues: [{ path: [kind], message: PARSE_MESSAGES.emptyList }], agents: [] };
-  const { conditions, issues, agents } = parseConditionList(value);
+  if (depth >= MAX_CONFIG_DEPTH) return { issues: [{ path: [kind], message: PARSE_MESSAGES.tooDeep(MAX_CONFIG_DEPTH), at: 'key' }], agents: [] };
+  const { conditions, issues, agents } = parseConditionList(value, depth + 1);
   const named = prefixMentions([kind], agents);
   if (issues.length) return { issues: prefixIssues([kind], issues), agents: named };
   return { condition: { kind, items: conditions }, issues: [], agents: named };
 }
 
-function parseKeyed(key: string, value: unknown): ParsedCondition {
-  if (key === 'any_of' || key === 'all_of') return parseComposite(key, value);
+function parseKeyed(key: string, value: unknown, depth: number): ParsedCondition {
+  if (key === 'any_of' || key === 'all_of') return parseComposite(key, value, depth);
   return { ...parseLeaf(key, value), agents: leafMentions(key, value) };
 }
 
@@ -134,8 +137,12 @@ function parseString(s: string): ParsedCondition {
   return { issues: [{ path: [], message: PARSE_MESSAGES.badString(s) }], agents: [] };
 }
 
-/** Parse one condition item: `{key: value}` with exactly one key, or `"signal_observed(type)"`. */
-export function parseCondition(item: unknown): ParsedCondition {
+/**
+ * Parse one condition item: `{key: value}` with exactly one key, or `"signal_observed(type)"`.
+ * `depth` counts the any_of/all_of lists around it; past `MAX_CONFIG_DEPTH` a list is an error, so
+ * no input can exhaust the stack (README, "Bounds on hostile input").
+ */
+export function parseCondition(item: unknown, depth = 0): ParsedCondition {
   if (typeof item === 'string') return parseString(item);
   if (item === null || typeof item !== 'object' || Array.isArray(item)) {
     return { issues: [{ path: [], message: PARSE_MESSAGES.notACondition(typeName(item)) }], agents: [] };
@@ -143,22 +150,25 @@ export function parseCondition(item: unknown): ParsedCondition {
   const entries = Object.entries(item as Record<string, unknown>);
   if (entries.length === 0) return { issues: [{ path: [], message: PARSE_MESSAGES.empty }], agents: [] };
   if (entries.length > 1) {
-    const agents = entries.flatMap(([k, v]) => mentionsUnder(k, v));
+    const agents = entries.flatMap(([k, v]) => mentionsUnder(k, v, depth));
     return { issues: [{ path: [], message: PARSE_MESSAGES.manyKeys(entries.map(([k]) => k)) }], agents };
   }
-  return parseKeyed(entries[0][0], entries[0][1]);
+  return parseKeyed(entries[0][0], entries[0][1], depth);
 }
 
 /**
  * Parse a list of items; issue and mention paths start with the item index. Conditions of valid
  * items only; mentions of every item.
  */
-export function parseConditionList(items: readonly unknown[]): { conditions: Condition[]; issues: PathIssue[]; agents: AgentMention[] } {
+export function parseConditionList(
+  items: readonly unknown[],
+  depth = 0,
+): { conditions: Condition[]; issues: PathIssue[]; agents: AgentMention[] } {
   const conditions: Condition[] = [];
   const issues: PathIssue[] = [];
   const agents: AgentMention[] = [];
   items.forEach((item, i) => {
-    const r = parseCondition(item);
+    const r = parseCondition(item, depth);
     if (r.condition) conditions.push(r.condition);
     issues.push(...prefixIssues([i], r.issues));
     agents.push(...prefixMentions([i], r.agents));

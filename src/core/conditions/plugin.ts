@@ -41,6 +41,13 @@ export interface Latch<P> {
   fires(params: P, agent: string, normalizedText: string): boolean;
 }
 
+/** A regular expression a condition runs on agent output: its source and flags, at `path` under the key. */
+export interface ConditionPattern {
+  path: Path;
+  source: string;
+  flags: string;
+}
+
 /** A condition type usable from YAML under its key. */
 export interface ConditionPlugin<P = unknown> {
   /**
@@ -87,6 +94,11 @@ export interface ConditionPlugin<P = unknown> {
   latch?: Latch<P>;
   /** How this condition bounds loops, for the derived loop cap. */
   loopBound?(params: P): LoopBound | undefined;
+  /**
+   * The regular expressions it runs on agent output: validation rejects those that can backtrack
+   * catastrophically (README, "Bounds on hostile input"), with errors located at their paths.
+   */
+  patterns?(params: P): ConditionPattern[];
 }
 
 /**

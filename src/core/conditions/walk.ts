@@ -7,7 +7,7 @@
  */
 import type { Path } from '../config/issues';
 import type { AgentMention, ParsedCondition } from './parse';
-import type { ConditionPlugin, JudgeTarget, LoopBound } from './plugin';
+import type { ConditionPattern, ConditionPlugin, JudgeTarget, LoopBound } from './plugin';
 import { pluginOf } from './registry';
 import type { Condition, Termination } from './types';
 import { verdictKey } from './view';
@@ -180,4 +180,24 @@ export function allOfLeaves(c: Condition, path: Path, inAllOf: boolean): Array<{
     return c.items.flatMap((item, i) => allOfLeaves(item, [...path, c.kind, i], c.kind === 'all_of'));
   }
   return inAllOf ? [{ leaf: c, path: [...path, c.kind === 'custom' ? c.key : c.kind] }] : [];
+}
+
+/** Every leaf of `c` with the YAML path of its key (`path` is the item's), nested lists included. */
+export function leavesAt(c: Condition, path: Path): Array<{ leaf: Condition; path: Path }> {
+  if (c.kind === 'any_of' || c.kind === 'all_of') return c.items.flatMap((item, i) => leavesAt(item, [...path, c.kind, i]));
+  return [{ leaf: c, path: [...path, c.kind === 'custom' ? c.key : c.kind] }];
+}
+
+/**
+ * The regular expressions the valid condition items run on agent output (termination and `when`
+ * guards), each with the absolute YAML path of its value, for the backtracking check.
+ */
+export function conditionPatterns(located: readonly LocatedCondition[]): ConditionPattern[] {
+  return located.flatMap(({ condition, path }) =>
+    condition
+      ? leavesAt(condition, path).flatMap(({ leaf, path: at }) =>
+          (ask(leaf, (plugin, params) => plugin.patterns?.(params)) ?? []).map((p) => ({ ...p, path: [...at, ...p.path] })),
+        )
+      : [],
+  );
 }

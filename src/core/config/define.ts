@@ -6,7 +6,10 @@
 import type { z } from 'zod';
 import { compileRole } from '../graph/compile';
 import type { CompiledGraph } from '../graph/types';
+import { depthProblem } from './depth';
 import { formatPath, type PathIssue } from './issues';
+import { MAX_CONFIG_DEPTH } from './limits';
+import { CONFIG_MESSAGES as M } from './messages';
 import { RoleConfigSchema, type RoleConfig } from './schema';
 import { parseWithIssues } from './zod-issues';
 
@@ -36,6 +39,10 @@ function line(issue: PathIssue): string {
 
 /** Validate and compile a role written as an object; throws {@link RoleConfigError} listing every error. */
 export function defineRole(input: RoleInput): Role {
+  const problem = depthProblem(input);
+  if (problem) {
+    throw new RoleConfigError([line({ path: problem.path, message: problem.kind === 'cycle' ? M.selfReference : M.tooDeep(MAX_CONFIG_DEPTH) })]);
+  }
   const parsed = parseWithIssues(RoleConfigSchema, input);
   if (!parsed.ok) throw new RoleConfigError(parsed.issues.map(line));
   const compiled = compileRole(parsed.data);

@@ -21,16 +21,25 @@ export function levenshtein(a: string, b: string): number {
 }
 
 /**
+ * Words longer than this get no hint: a typo of a long value is not what went wrong, and the edit
+ * distance costs the product of the lengths (a hostile file could make it take minutes).
+ */
+export const MAX_HINT_LENGTH = 64;
+
+/**
  * The candidate closest to `word`, if close enough to be a likely typo: at most a third of the
  * longer word's length in edits (at least 1), case-insensitive. Ties go to the earlier candidate.
  */
 export function closest(word: string, candidates: Iterable<string>): string | undefined {
+  if (word.length > MAX_HINT_LENGTH) return undefined;
   const w = word.toLowerCase();
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const c of candidates) {
-    const d = levenshtein(w, c.toLowerCase());
+    if (c.length > MAX_HINT_LENGTH) continue;
     const limit = Math.max(1, Math.floor(Math.max(w.length, c.length) / 3));
+    if (Math.abs(w.length - c.length) > limit) continue;
+    const d = levenshtein(w, c.toLowerCase());
     if (d <= limit && d < bestDistance) {
       best = c;
       bestDistance = d;

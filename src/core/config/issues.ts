@@ -2,6 +2,7 @@
  * Config issues: every error and warning about a role.yaml carries a config path and,
  * once located in the YAML text, a line and column. Pure.
  */
+import { clip } from './limits';
 
 /** A config path: object keys and list indexes, e.g. `['collaboration', 'flow', 2, 'to']`. */
 export type Path = ReadonlyArray<string | number>;
@@ -28,10 +29,11 @@ export interface ConfigIssue {
 
 const PLAIN_KEY = /^[^.[\]\s"']+$/;
 
-/** Render a path with dots and `[i]`: `collaboration.termination.any_of[1].stuck.repeats`. */
+/** Render a path with dots and `[i]`: `collaboration.termination.any_of[1].stuck.repeats`. Long keys are clipped. */
 export function formatPath(path: Path): string {
   let out = '';
-  for (const seg of path) {
+  for (const raw of path) {
+    const seg = typeof raw === 'string' ? clip(raw) : raw;
     if (typeof seg === 'number') out += `[${seg}]`;
     else if (PLAIN_KEY.test(seg)) out += out === '' ? seg : `.${seg}`;
     else out += `[${JSON.stringify(seg)}]`;

@@ -4,6 +4,8 @@
  * message`; warnings are kept separate. Pure (the file is read by `src/config-file.ts`).
  */
 import { isAlias, LineCounter, parseDocument, visit, type Document, type YAMLError } from 'yaml';
+import { deepTextOffset, depthProblem } from './depth';
+import { MAX_CONFIG_DEPTH } from './limits';
 import { compileRole } from '../graph/compile';
 import type { CompiledGraph } from '../graph/types';
 import { formatPath, type ConfigIssue, type Path, type PathIssue } from './issues';
@@ -39,16 +41,21 @@ function finish(r: { config?: RoleConfig; graph?: CompiledGraph; errors: ConfigI
   return { ...r, errors: unique(r.errors).sort(byPosition), warnings: unique(r.warnings).sort(byPosition) };
 }
 
+const STACK_EXHAUSTED = /Maximum call stack size exceeded/;
+
 function yamlMessage(e: YAMLError): string {
-  return e.code === 'MULTIPLE_DOCS' ? M.multipleDocuments : e.message;
+  if (e.code === 'MULTIPLE_DOCS') return M.multipleDocuments;
+  return STACK_EXHAUSTED.test(e.message) ? M.tooDeep(MAX_CONFIG_DEPTH) : e.message;
 }
 
-/** The first alias without an anchor before it (toJS throws on it without a position). */
-function unresolvedAlias(doc: Document): { offset: number; name: string } | undefined {
+type AliasTest = (alias: { resolve(doc: Document): unknown; source: string }, ancestors: readonly unknown[]) => boolean;
+
+/** The first alias that passes `test`, with its offset and anchor name. */
+function findAlias(doc: Document, test: AliasTest): { offset: number; name: string } | undefined {
   let found: { offset: number; name: string } | undefined;
   visit(doc, {
-    Alias(_, node) {
-      if (isAlias(node) && node.resolve(doc) === undefined) {
+    Alias(_, node, ancestors) {
+      if (isAlias(node) && test(node, ancestors)) {
         found = { offset: node.range?.[0] ?? 0, name: node.source };
         return visit.BREAK;
       }
@@ -57,6 +64,21 @@ function unresolvedAlias(doc: Document): { offset: number; name: string } | unde
   });
   return found;
 }
+
+/** The first alias without an anchor before it (toJS throws on it without a position). */
+const unresolvedAlias = (doc: Document) => findAlias(doc, (alias) => alias.resolve(doc) === undefined);
+/** The first alias inside the node it names: its value would contain itself. */
+const selfAlias = (doc: Document) => findAlias(doc, (alias, ancestors) => ancestors.includes(alias.resolve(doc)));
+
+/** Line and column (1-based) of `offset` in `text`, before the text is parsed. */
+function positionInText(text: string, offset: number): { line: number; col: number } {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, col: offset - before.lastIndexOf('\n') };
+}
+
+/** How many alias expansions a file may cause (yaml's defence against "billion laughs" files). */
+const MAX_ALIAS_COUNT = 100;
 
 /** Graph checks that depend on sections the lenient pass may have dropped. */
 const LENIENT_UNRELIABLE: Path[] = [['budget']];
@@ -73,6 +95,10 @@ function isUnder(path: Path, prefixes: readonly Path[]): boolean {
 export type ExtraCheck = (config: RoleConfig) => PathIssue[];
 
 export function loadRoleConfig(text: string, file: string, extra?: ExtraCheck): LoadResult {
+  const deep = deepTextOffset(text);
+  if (deep !== undefined) {
+    return finish({ errors: [{ file, ...positionInText(text, deep), path: '', message: M.tooDeep(MAX_CONFIG_DEPTH) }], warnings: [] });
+  }
   const lineCounter = new LineCounter();
   const doc: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const raw = (offset: number, message: string): ConfigIssue => ({ file, ...positionOf(lineCounter, offset), path: '', message });
@@ -81,13 +107,25 @@ export function loadRoleConfig(text: string, file: string, extra?: ExtraCheck): 
   if (doc.errors.length > 0) return finish({ errors: doc.errors.map((e) => raw(e.pos[0], yamlMessage(e))), warnings: yamlWarnings });
   if (doc.contents === null) return finish({ errors: [raw(0, M.emptyDocument)], warnings: yamlWarnings });
 
+  const cycle = selfAlias(doc);
+  if (cycle) return finish({ errors: [raw(cycle.offset, M.selfAlias(cycle.name))], warnings: yamlWarnings });
   let data: unknown;
   try {
-    data = doc.toJS({ maxAliasCount: 100 });
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (e) {
     const alias = unresolvedAlias(doc);
-    const error = alias ? raw(alias.offset, M.unresolvedAlias(alias.name)) : raw(0, M.yamlValue((e as Error).message));
+    const first = findAlias(doc, () => true);
+    const message = (e as Error).message;
+    let error: ConfigIssue;
+    if (alias) error = raw(alias.offset, M.unresolvedAlias(alias.name));
+    else if (/alias count/i.test(message)) error = raw(first?.offset ?? 0, M.aliasBomb(MAX_ALIAS_COUNT));
+    else error = raw(0, STACK_EXHAUSTED.test(message) ? M.tooDeep(MAX_CONFIG_DEPTH) : M.yamlValue(message));
     return finish({ errors: [error], warnings: yamlWarnings });
+  }
+  const problem = depthProblem(data);
+  if (problem) {
+    const message = problem.kind === 'cycle' ? M.selfAlias('') : M.tooDeep(MAX_CONFIG_DEPTH);
+    return finish({ errors: [located({ path: problem.path, message, at: 'key' })], warnings: yamlWarnings });
   }
 
   const parsed = parseWithIssues(RoleConfigSchema, data);

@@ -1,8 +1,10 @@
-/** User-visible messages of config loading, in one place so tests can pin them. */
+import { clip } from './limits';
+
+/** User-visible messages of config loading, in one place so tests can pin them. Quoted values are clipped. */
 export const CONFIG_MESSAGES = {
   required: 'required',
   expected: (expected: string, got: string) => `expected ${expected}, got ${got}`,
-  unknownKey: (key: string, hint: string) => `unknown key "${key}"${hint}`,
+  unknownKey: (key: string, hint: string) => `unknown key "${clip(key)}"${hint}`,
   oneOf: (values: readonly unknown[], hint: string) =>
     `must be one of ${values.map((v) => String(v)).join(', ')}${hint}`,
   atLeast: (n: number | bigint) => `must be >= ${n}`,
@@ -23,7 +25,14 @@ export const CONFIG_MESSAGES = {
   signalType: 'must match [a-z][a-z0-9_]*',
   emptyDocument: 'the file is empty; expected a mapping with name, agents and collaboration',
   multipleDocuments: 'a role.yaml holds a single YAML document; remove the extra "---"',
-  unresolvedAlias: (name: string) => `alias "*${name}" refers to no anchor "&${name}" defined before it`,
+  unresolvedAlias: (name: string) => `alias "*${clip(name)}" refers to no anchor "&${clip(name)}" defined before it`,
   yamlValue: (message: string) => `cannot read the YAML: ${message}`,
+  tooDeep: (max: number) =>
+    `nested more than ${max} levels deep; a role file needs far fewer, so this part cannot be meant (flatten it)`,
+  selfAlias: (name: string) =>
+    `alias ${name ? `"*${clip(name)}" ` : ''}refers to the mapping or list that contains it, so its value would contain itself`,
+  selfReference: 'this object contains itself; a role must be plain data without cycles',
+  aliasBomb: (max: number) =>
+    `aliases here expand to more than ${max} copies of their values; write the values out or use fewer aliases`,
   readFile: (message: string) => `cannot read the file: ${message}`,
 } as const;

@@ -19,6 +19,7 @@ import { topologyEdges } from './topology-edges';
 import { PARENT, type CompiledGraph, type Edge } from './types';
 import { validateConfig } from './validate-config';
 import { validateGraph } from './validate';
+import { patternIssues } from './validate-patterns';
 
 export { DEFAULT_MAX_ITERATIONS } from './cap';
 
@@ -124,6 +125,7 @@ export function compileRole(config: RoleConfig, options: CompileOptions = {}): C
   });
   errors.push(...configIssues.errors);
   warnings.push(...configIssues.warnings);
+  errors.push(...patternIssues(located, config.output?.schema));
   if (errors.length > 0) return { errors, warnings };
 
   const topology = c.topology?.trim();

@@ -2,42 +2,44 @@
  * User-visible messages of the graph compiler and validator.
  * Checks 1–6 keep the wording users of other graph runners already know.
  */
+import { clip } from '../config/limits';
+
 export const GRAPH_MESSAGES = {
   // checks 1–6
-  unknownEdgeAgent: (name: string, field: 'from' | 'to', hint = '') => `Edge references unknown agent "${name}" in "${field}" field${hint}`,
+  unknownEdgeAgent: (name: string, field: 'from' | 'to', hint = '') => `Edge references unknown agent "${clip(name)}" in "${field}" field${hint}`,
   noExit: 'No exit edge found: graph has no termination path',
   noEntry: 'No entry point found: graph must have at least one edge from "parent"',
-  orphan: (name: string) => `Orphan agent "${name}" is not referenced in any edge`,
-  disconnected: (name: string) => `Disconnected node "${name}" is not reachable from parent entry point`,
+  orphan: (name: string) => `Orphan agent "${clip(name)}" is not referenced in any edge`,
+  disconnected: (name: string) => `Disconnected node "${clip(name)}" is not reachable from parent entry point`,
   cycleWithoutCap: 'Cycle detected in graph but maxIterations is not set, defaulting to 3',
   // check 7 (an error in troupe)
   unknownConditionAgent: (scope: 'termination' | 'when', kind: string, name: string, hint = '') =>
-    `${scope} ${kind} references unknown agent "${name}"${hint}`,
+    `${scope} ${kind} references unknown agent "${clip(name)}"${hint}`,
   // edges
-  malformedEdge: (s: string) => `malformed edge "${s}": expected "from -> to" or "from -> to: label"`,
-  exitToAgent: (to: string) => `exit: true is only allowed on an edge to parent ("${to}" is an agent)`,
+  malformedEdge: (s: string) => `malformed edge "${clip(s)}": expected "from -> to" or "from -> to: label"`,
+  exitToAgent: (to: string) => `exit: true is only allowed on an edge to parent ("${clip(to)}" is an agent)`,
   notExitToParent: 'exit: false is not allowed on an edge to parent: edges to parent always exit',
   parentToParent: 'an edge cannot go from parent to parent',
   whenOnEntry: 'when is not allowed on an edge from parent: entry edges always run',
   duplicateEdge: (from: string, to: string) => `duplicate edge "${from} -> ${to}": the later one replaces the earlier`,
   // topologies and agents
   unknownTopology: (name: string, known: string[], hint: string) =>
-    `unknown topology "${name}"${hint}; expected one of ${known.join(', ')}`,
+    `unknown topology "${clip(name)}"${hint}; expected one of ${known.join(', ')}`,
   topologyNeedsAgents: 'must list at least one agent when a topology is set',
-  topologyFailed: (name: string, why: string) => `topology "${name}" failed to expand: ${why}`,
+  topologyFailed: (name: string, why: string) => `topology "${clip(name)}" failed to expand: ${why}`,
   topologyBadEdges: 'it must return a list of {from, to} edges',
-  topologyExitToAgent: (name: string, to: string) => `topology "${name}" produced exit: true on an edge to agent "${to}"`,
-  duplicateTopologyAgent: (name: string) => `duplicate agent "${name}" in the topology list`,
+  topologyExitToAgent: (name: string, to: string) => `topology "${clip(name)}" produced exit: true on an edge to agent "${clip(to)}"`,
+  duplicateTopologyAgent: (name: string) => `duplicate agent "${clip(name)}" in the topology list`,
   /** With a close declared name, the hint replaces the advice to declare the typo. */
-  undeclaredAgent: (name: string, hint = '') => (hint ? `unknown agent "${name}"${hint}` : `unknown agent "${name}": declare it under agents`),
+  undeclaredAgent: (name: string, hint = '') => (hint ? `unknown agent "${clip(name)}"${hint}` : `unknown agent "${clip(name)}": declare it under agents`),
   agentsWithoutTopology: 'collaboration.agents is only used with a topology; it is ignored here',
   noEdges: 'needs a topology or a flow: the graph has no edges',
   reservedAgentName: '"parent" is the orchestrator node and cannot be an agent name',
   parentInTopology: '"parent" is the orchestrator node and cannot be listed as an agent',
-  badAgentName: (name: string) => `agent name "${name}" may not contain whitespace, ">" or ":"`,
+  badAgentName: (name: string) => `agent name "${clip(name)}" may not contain whitespace, ">" or ":"`,
   // troupe's other checks
   unequalJoin: (name: string, lengths: number[]) =>
-    `agent "${name}" is reached from parent by paths of different lengths (${lengths.join(', ')} edges), so it runs once per wave that reaches it`,
+    `agent "${clip(name)}" is reached from parent by paths of different lengths (${lengths.join(', ')} edges), so it runs once per wave that reaches it`,
   allOfCap: (n: number, cap: number) =>
     `all_of uses max_iterations ${n}, which is >= the hard cap ${cap}: the hard cap stops the loop first`,
   allOfMessagesCap: (n: number, needs: number, cap: number) =>

@@ -1,11 +1,13 @@
 /**
  * Config-level checks that need the compiled pieces: agent names, a goal no
- * agent can report on, and `max_cost_usd` without pricing for every model used. Pure.
+ * agent can report on, an output schema ajv cannot compile, and `max_cost_usd` without pricing for
+ * every model used. Pure.
  */
 import { AGENT_NAME_RE, type RoleConfig } from '../config/schema';
 import type { PathIssue } from '../config/issues';
 import type { ValidationIssues } from './validate';
 import { GRAPH_MESSAGES as M } from './messages';
+import { outputSchemaError } from '../output/validator';
 import { PARENT, type CompiledAgent, type ResolvedModel } from './types';
 
 /** What the config checks read. */
@@ -40,6 +42,8 @@ export function validateConfig(input: ConfigCheckInput): ValidationIssues {
   if (config.goal && !input.nodes.some((n) => input.agents[n]?.tools.includes('goal'))) {
     out.warnings.push({ path: ['goal'], message: M.goalUnreported, at: 'key' });
   }
+  const schemaError = config.output ? outputSchemaError(config.output.schema) : undefined;
+  if (schemaError) out.errors.push({ path: ['output', 'schema'], message: schemaError, at: 'key' });
   if (config.budget?.max_cost_usd !== undefined) {
     const pricing = config.pricing ?? {};
     const missing = modelsUsed(input).filter((m) => !Object.prototype.hasOwnProperty.call(pricing, m));

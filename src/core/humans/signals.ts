@@ -5,28 +5,54 @@
  * payload types from them. A malformed payload becomes a warning text; nothing here throws. Pure.
  */
 import { z } from 'zod';
+import { clip } from '../config/limits';
 import { SIGNAL_TYPE_RE } from '../config/schema';
+import { recapText, utf8ByteLength } from '../text/utf8';
 import { HUMAN_TEXTS } from './texts';
 
+/**
+ * Bounds of what a signal may carry into the run state (README, "Bounds on hostile input"): texts
+ * longer than {@link MAX_SIGNAL_TEXT_BYTES} are cut with a marker; a `signal` payload larger than
+ * {@link MAX_SIGNAL_PAYLOAD_BYTES} as JSON, or a name longer than {@link MAX_SIGNAL_NAME_CHARS}, makes
+ * the signal malformed.
+ */
+export const MAX_SIGNAL_TEXT_BYTES = 16 * 1024;
+export const MAX_SIGNAL_PAYLOAD_BYTES = 16 * 1024;
+export const MAX_SIGNAL_NAME_CHARS = 64;
+
 const NON_EMPTY = 'must be a non-empty string';
-const nonEmpty = z.string({ error: NON_EMPTY }).trim().min(1, NON_EMPTY);
+const cut = (t: string) => recapText(t, MAX_SIGNAL_TEXT_BYTES);
+const nonEmpty = z.string({ error: NON_EMPTY }).trim().min(1, NON_EMPTY).transform(cut);
+const text = z.string().transform(cut);
+const name = z.string().min(1).max(MAX_SIGNAL_NAME_CHARS);
 const noPayload = z.union([z.undefined(), z.null(), z.strictObject({})]).transform(() => ({}));
 /** Who decided (`troupe approve --by NAME`, default the OS user); optional so older clients' payloads still parse. */
 const by = z.string().trim().min(1, NON_EMPTY).max(200).optional();
+
+function jsonBytes(v: unknown): number {
+  try {
+    return utf8ByteLength(JSON.stringify(v) ?? '');
+  } catch {
+    return Infinity;
+  }
+}
 
 /** The payload schema of every signal. Unknown keys are errors, so a typo is never ignored silently. */
 export const SIGNAL_PAYLOAD_SCHEMAS = {
   pause: noPayload,
   resume: noPayload,
-  approve: z.strictObject({ requestId: z.string().min(1).optional(), note: z.string().optional(), by }),
-  reject: z.strictObject({ requestId: z.string().min(1).optional(), reason: nonEmpty, by }),
-  answer: z.strictObject({ requestId: z.string().min(1).optional(), text: nonEmpty, by }),
-  message: z.strictObject({ text: nonEmpty, to: z.string().min(1).optional() }),
+  approve: z.strictObject({ requestId: name.optional(), note: text.optional(), by }),
+  reject: z.strictObject({ requestId: name.optional(), reason: nonEmpty, by }),
+  answer: z.strictObject({ requestId: name.optional(), text: nonEmpty, by }),
+  message: z.strictObject({ text: nonEmpty, to: name.optional() }),
   signal: z.strictObject({
-    type: z.string().regex(SIGNAL_TYPE_RE, 'must match [a-z][a-z0-9_]*'),
-    payload: z.unknown().optional(),
+    type: z.string().max(MAX_SIGNAL_NAME_CHARS).regex(SIGNAL_TYPE_RE, 'must match [a-z][a-z0-9_]*'),
+    payload: z
+      .unknown()
+      .refine((p) => jsonBytes(p) <= MAX_SIGNAL_PAYLOAD_BYTES, `must be at most ${MAX_SIGNAL_PAYLOAD_BYTES / 1024} KiB as JSON`)
+      .optional(),
   }),
-  stop: z.strictObject({ reason: z.string().optional() }),
+  stop: z.strictObject({ reason: text.optional() }),
 } as const;
 
 /** Signal names (part of the CLI contract). */
@@ -48,7 +74,8 @@ export type ParsedPayload<T> = { ok: true; value: T } | { ok: false; warning: st
 
 function issueText(error: z.ZodError): string {
   return error.issues
-    .map((i) => (i.path.length ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
+    .slice(0, 5)
+    .map((i) => (i.path.length ? `${i.path.map((p) => clip(String(p))).join('.')}: ${clip(i.message)}` : clip(i.message)))
     .join('; ');
 }
 

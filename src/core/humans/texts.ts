@@ -1,18 +1,19 @@
 /**
  * Every text of the humans room (ignored payloads, decisions that match no request), in one place so tests pin them.
  */
+import { clip } from '../config/limits';
 
 export const HUMAN_TEXTS = {
   /** Texts of payload warnings, so tests can pin them. */
   signals: {
     malformed: (name: string, issue: string) => `ignored malformed ${name} signal: ${issue}`,
-    unknownSignal: (name: string) => `ignored unknown signal ${name}`,
+    unknownSignal: (name: string) => `ignored unknown signal ${clip(name)}`,
   },
   /** Texts of decisions that match nothing, so tests can pin them. */
   requests: {
     noneToDecide: (d: string) => `ignored ${d} signal: no request is pending`,
     notPending: (d: string, id: string, pending: string[]) =>
-      `ignored ${d} signal: request ${id} is not pending (pending: ${pending.length ? pending.join(', ') : 'none'})`,
+      `ignored ${d} signal: request ${clip(id)} is not pending (pending: ${pending.length ? pending.join(', ') : 'none'})`,
     ambiguous: (d: string, pending: string[]) =>
       `ignored ${d} signal: ${pending.length} requests are pending (${pending.join(', ')}); name one with requestId (--request)`,
   },

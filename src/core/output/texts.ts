@@ -18,5 +18,7 @@ export const OUTPUT_TEXTS = {
   validator: {
     moreErrors: (n: number) => `… and ${n} more error${n === 1 ? '' : 's'}`,
     schemaError: (message: string) => `Invalid output schema: ${message}`,
+    patternTextTooLong: (length: number, limit: number) =>
+      ` (the text is ${length} characters long; patterns are tested on at most ${limit})`,
   },
 } as const;

@@ -4,6 +4,8 @@
  * activity without touching the check. Pure: ajv generates code but does no I/O and keeps no clock.
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types';
+import { REGEX_TEXT_LIMIT } from '../config/limits';
 import { OUTPUT_TEXTS } from './texts';
 
 /** Outcome of validating one value: valid, invalid with error lines, or a schema that cannot compile. */
@@ -20,7 +22,18 @@ export interface OutputValidator {
 /** Error lines kept per validation; the rest are summarized in one line. */
 export const MAX_ERROR_LINES = 20;
 
-
+/**
+ * ajv's regular expressions, held to the bound of role patterns (README, "Bounds on hostile
+ * input"): a string longer than `REGEX_TEXT_LIMIT` fails its `pattern` without being tested, so a
+ * pattern that escaped the backtracking check cannot stall the workflow on a long model output.
+ */
+const boundedRegExp: RegExpEngine = Object.assign(
+  (pattern: string, flags: string) => {
+    const re = new RegExp(pattern, flags);
+    return { test: (s: string) => s.length <= REGEX_TEXT_LIMIT && re.test(s), toString: () => re.toString() };
+  },
+  { code: 'new RegExp' },
+);
 
 /** One error line: `<instancePath or />: <message>` plus the offending name or allowed values. */
 export function formatAjvError(e: ErrorObject): string {
@@ -28,6 +41,8 @@ export function formatAjvError(e: ErrorObject): string {
   let message = e.message ?? e.keyword;
   if (e.keyword === 'additionalProperties') {
     message += ` ('${(e.params as { additionalProperty: string }).additionalProperty}')`;
+  } else if (e.keyword === 'pattern' && typeof e.data === 'string' && e.data.length > REGEX_TEXT_LIMIT) {
+    message += OUTPUT_TEXTS.validator.patternTextTooLong(e.data.length, REGEX_TEXT_LIMIT);
   } else if (e.keyword === 'enum') {
     const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
     message += `: ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
@@ -55,7 +70,7 @@ export function createAjvValidator(): OutputValidator {
     if (hit) return hit;
     let compiled: ValidateFunction | { error: string };
     try {
-      compiled = new Ajv({ allErrors: true, strict: false, logger: false, validateFormats: false }).compile(schema);
+      compiled = new Ajv({ allErrors: true, strict: false, logger: false, validateFormats: false, verbose: true, code: { regExp: boundedRegExp } }).compile(schema);
     } catch (err) {
       compiled = { error: err instanceof Error ? err.message : String(err) };
     }

@@ -11,6 +11,8 @@ import type { ToolCallRecord, ToolDefinition } from '../llm/tool-contract';
 import { emptyLedger, type UsageLedger } from '../budgets/ledger';
 import type { PromptNote } from '../prompts/build';
 import type { Trigger, WaveItem } from '../waves/types';
+import { utf8ByteLength } from '../text/utf8';
+import { STATE_TEXTS } from './texts';
 
 /** A note added to an agent's next input (humans, goals, retries): the prompt builder's note. */
 export type AgentNote = PromptNote;
@@ -76,7 +78,10 @@ export interface RunState {
   broadcast: AgentNote[];
   usage: UsageLedger;
   signals: Array<{ type: string; payload?: unknown; at: string; source?: string }>;
+  /** The last warnings, first a line counting those dropped once there were more than {@link MAX_WARNINGS}. */
   warnings: string[];
+  /** Warnings dropped so far (README, "Bounds on hostile input"). */
+  warningsDropped?: number;
   transcript: TranscriptStep[];
   goal?: GoalState;
   /** Requests to humans, open or decided and not yet acted on (`core/humans/requests.ts`). */
@@ -99,10 +104,25 @@ export interface RunState {
 /** Cap on each agent text kept in state, the RunResult and compaction input (64 KiB). */
 export const TEXT_CAP_BYTES = 64 * 1024;
 
+/**
+ * Caps of the lists that grow with signals and warnings (README, "Bounds on hostile input"), so
+ * that no flood of signals can grow the state a run carries, its history or its prompts without
+ * bound; what a cap turns away is reported as a warning.
+ */
 export const MAX_WARNINGS = 200;
+/** The longest warning kept, in characters. */
+export const MAX_WARNING_CHARS = 1000;
 export const MAX_TRANSCRIPT = 200;
+/** Signals kept in the run's ledger (the `signal` signal and the agents' `signal` tool). */
 export const MAX_SIGNALS = 500;
+/** Decisions kept in the run's log (who decided what, when). */
 export const MAX_DECISIONS = 200;
+/** Distinct signal types `signal_observed` sees in one round. */
+export const MAX_SIGNAL_TYPES = 100;
+/** Human messages waiting for one agent's next turn, and for the next wave (`message` without `to`). */
+export const MAX_QUEUED_MESSAGES = 20;
+/** Bytes all waiting human messages may hold together. */
+export const MAX_QUEUED_MESSAGE_BYTES = 256 * 1024;
 export { OWN_RESULTS_KEPT, THREAD_ENTRIES_KEPT as THREAD_KEPT } from '../prompts/build';
 
 /** A fresh round-scoped state. */
@@ -129,17 +149,28 @@ export function entryWave(graph: CompiledGraph, task: string): WaveItem[] {
   return graph.entry.map((agent) => ({ agent, triggers: [{ from: 'parent', text: task } as Trigger] }));
 }
 
-/** Append a warning (bounded, deduplicated against the last one). */
+/**
+ * Append a warning: cut to {@link MAX_WARNING_CHARS}, deduplicated against the last one, and bounded:
+ * past {@link MAX_WARNINGS} the oldest go, and the first line says how many went.
+ */
 export function warn(state: RunState, message: string): void {
-  if (state.warnings[state.warnings.length - 1] === message) return;
-  state.warnings.push(message);
-  if (state.warnings.length > MAX_WARNINGS) state.warnings.splice(0, state.warnings.length - MAX_WARNINGS);
+  const text = message.length > MAX_WARNING_CHARS ? `${message.slice(0, MAX_WARNING_CHARS)}…` : message;
+  if (state.warnings[state.warnings.length - 1] === text) return;
+  state.warnings.push(text);
+  if (state.warnings.length <= MAX_WARNINGS) return;
+  const dropped = state.warningsDropped ?? 0;
+  const real = dropped > 0 ? state.warnings.slice(1) : state.warnings;
+  const excess = real.length - (MAX_WARNINGS - 1);
+  state.warningsDropped = dropped + excess;
+  state.warnings = [STATE_TEXTS.warningsDropped(state.warningsDropped, MAX_WARNINGS - 1), ...real.slice(excess)];
 }
 
-/** Append to a bounded list in place. */
-export function pushBounded<T>(list: T[], item: T, max: number): void {
+/** Append to a bounded list in place; true when an old item had to go. */
+export function pushBounded<T>(list: T[], item: T, max: number): boolean {
   list.push(item);
-  if (list.length > max) list.splice(0, list.length - max);
+  if (list.length <= max) return false;
+  list.splice(0, list.length - max);
+  return true;
 }
 
 /** Take (and clear) the notes queued for an agent's next dispatch, broadcast notes included. */
@@ -152,6 +183,41 @@ export function takeNotes(state: RunState, agent: string, broadcast: AgentNote[]
 /** Queue a note for an agent's next dispatch. */
 export function addNote(state: RunState, agent: string, note: AgentNote): void {
   (state.notes[agent] ??= []).push(note);
+}
+
+function messagesIn(notes: readonly AgentNote[]): AgentNote[] {
+  return notes.filter((n) => n.kind === 'user_message');
+}
+
+/**
+ * Queue a human's `message` for one agent's next dispatch (`to`) or for every agent of the next
+ * wave. Turned away with a warning past {@link MAX_QUEUED_MESSAGES} waiting for the same turn, or
+ * past {@link MAX_QUEUED_MESSAGE_BYTES} waiting in all; returns whether it was queued.
+ */
+export function queueMessage(state: RunState, to: string | undefined, note: AgentNote): boolean {
+  const queue = to === undefined ? state.broadcast : (state.notes[to] ?? []);
+  if (messagesIn(queue).length >= MAX_QUEUED_MESSAGES) {
+    warn(state, STATE_TEXTS.messageDropped(to, MAX_QUEUED_MESSAGES));
+    return false;
+  }
+  const waiting = [...state.broadcast, ...Object.values(state.notes).flat()];
+  const bytes = messagesIn(waiting).reduce((sum, n) => sum + utf8ByteLength(n.text), 0);
+  if (bytes + utf8ByteLength(note.text) > MAX_QUEUED_MESSAGE_BYTES) {
+    warn(state, STATE_TEXTS.messagesFull(MAX_QUEUED_MESSAGE_BYTES));
+    return false;
+  }
+  if (to === undefined) state.broadcast.push(note);
+  else addNote(state, to, note);
+  return true;
+}
+
+/** Record a signal in the run's ledger and among the round's types, within their caps (warnings say what did not fit). */
+export function recordInLedger(state: RunState, entry: RunState['signals'][number]): void {
+  if (pushBounded(state.signals, entry, MAX_SIGNALS)) warn(state, STATE_TEXTS.signalsDropped(MAX_SIGNALS));
+  const types = state.round.signals;
+  if (types.includes(entry.type)) return;
+  if (types.length >= MAX_SIGNAL_TYPES) warn(state, STATE_TEXTS.signalTypesFull(entry.type, MAX_SIGNAL_TYPES));
+  else types.push(entry.type);
 }
 
 /** A fresh run state at workflow time `now`; agents offered the `goal` tool get the goal framework note. */

@@ -15,10 +15,10 @@ import { hashWindow, updateLatches } from '../conditions/walk';
 import { recapText } from '../text/utf8';
 import { hashResult } from '../text/hash';
 import {
-  MAX_SIGNALS,
   MAX_TRANSCRIPT,
   OWN_RESULTS_KEPT,
   pushBounded,
+  recordInLedger,
   TEXT_CAP_BYTES,
   THREAD_KEPT,
   warn,
@@ -105,8 +105,7 @@ export function recordResult(
       goalEvents.push(event);
       continue;
     }
-    pushBounded(state.signals, { type: event.type, payload: event.payload, at: new Date(now).toISOString(), source: item.agent }, MAX_SIGNALS);
-    if (!round.signals.includes(event.type)) round.signals.push(event.type);
+    recordInLedger(state, { type: event.type, payload: event.payload, at: new Date(now).toISOString(), source: item.agent });
     const requestKind = REQUEST_SIGNAL_KINDS[event.type];
     if (requestKind) {
       openRequest(state, {
@@ -135,6 +134,5 @@ function summarizePayload(payload: unknown): string | undefined {
 
 /** Record a signal received by the workflow (the `signal` signal) in the ledger and the round. */
 export function recordSignal(state: RunState, type: string, payload: unknown, now: number): void {
-  pushBounded(state.signals, { type, payload, at: new Date(now).toISOString() }, MAX_SIGNALS);
-  if (!state.round.signals.includes(type)) state.round.signals.push(type);
+  recordInLedger(state, { type, payload, at: new Date(now).toISOString() });
 }

@@ -6,6 +6,7 @@
  * latest result's hash with the one before.
  */
 import { z } from 'zod';
+import { clip, regexText } from '../../config/limits';
 import { extractScore, needleOf } from '../../waves/capture';
 import { agentField, type ConditionPlugin, type ParseResult } from '../plugin';
 import { registerBuiltinCondition } from '../store';
@@ -28,7 +29,7 @@ export const RESULT_MATCHES_MESSAGES = {
   /** Without a matcher it could never hold. */
   needsMatcher: 'needs at least one of contains, regex, score_gte, no_changes (without one it could never hold)',
   flags: 'may use only the flags i, m, s, u',
-  invalidRegex: (source: string, why: string) => `invalid regex "${source}": ${why}`,
+  invalidRegex: (source: string, why: string) => `invalid regex "${clip(source)}": ${why}`,
   repeatedFlag: (flags: string) => `flags "${flags}" repeat a letter`,
   flagsWithoutRegex: 'flags apply only to regex; add a regex or remove flags',
 } as const;
@@ -97,7 +98,7 @@ function matchParts(c: ResultMatches, v: TerminationView): string[] | null {
     } catch {
       return null;
     }
-    if (!re.test(latest.lines ?? latest.text)) return null;
+    if (!re.test(regexText(latest.lines ?? latest.text))) return null;
     parts.push(`matches /${c.regex}/${c.flags ?? ''}`);
   }
   if (c.scoreGte !== undefined) {
@@ -135,6 +136,7 @@ export const resultMatches: ConditionPlugin<ResultMatches> = {
   },
   scoreReaders: (c) => (c.scoreGte !== undefined ? [c.agent] : []),
   readsLines: (c) => c.regex !== undefined,
+  patterns: (c) => (c.regex === undefined ? [] : [{ path: ['regex'], source: c.regex, flags: c.flags ?? '' }]),
   hashWindow: (c) => (c.noChanges !== undefined ? 2 : undefined),
 };
 

@@ -1,0 +1,45 @@
+/**
+ * The bounds a role file, and the model output its patterns run on, are held to
+ * (README, "Bounds on hostile input"). One place, so the loader, the validator, the condition
+ * matchers and the output check agree, and tests pin them. Pure constants.
+ */
+
+/**
+ * The deepest nesting of mappings and lists a role file may have. A real role is about ten levels
+ * deep (an output schema a few more); the YAML reader and the walkers that follow it recurse once
+ * per level, so a file nested thousands deep would exhaust the stack before anything could say why.
+ */
+export const MAX_CONFIG_DEPTH = 64;
+
+/** The longest regular expression (a `regex` matcher or an output-schema `pattern`) a role may use, in characters. */
+export const MAX_PATTERN_LENGTH = 1000;
+
+/**
+ * The most characters of a text a role's regular expression is run on (16 Ki UTF-16 code units): a
+ * `regex` matcher reads the first this many characters of the result; an output-schema string longer
+ * than this fails its `pattern`. Patterns are checked for catastrophic backtracking when the role is
+ * validated; this bound keeps one that was not (a graph built by hand, a run started before the
+ * check existed) from stalling a workflow task on a long result: a quadratic pattern on 16 Ki
+ * characters costs milliseconds, on the 64 KiB a result may hold it costs seconds.
+ */
+export const REGEX_TEXT_LIMIT = 16 * 1024;
+
+/** The first {@link REGEX_TEXT_LIMIT} characters of `text`: what a role's regex is run on. */
+export function regexText(text: string): string {
+  return text.length > REGEX_TEXT_LIMIT ? text.slice(0, REGEX_TEXT_LIMIT) : text;
+}
+
+/**
+ * How long the backtracking check may spend on one pattern before calling it unsafe (ms): recheck's
+ * own default. Everyday patterns take milliseconds to a second (a long literal before a wide class
+ * such as `\S+` is the slow case); results are cached for the life of the process.
+ */
+export const PATTERN_CHECK_TIMEOUT_MS = 10_000;
+
+/** How many characters of a user's value an error message quotes before cutting it with `…`. */
+export const MAX_QUOTED_CHARS = 80;
+
+/** `value` cut to {@link MAX_QUOTED_CHARS} characters with `…`, for quoting in a message. */
+export function clip(value: string): string {
+  return value.length > MAX_QUOTED_CHARS ? `${value.slice(0, MAX_QUOTED_CHARS)}…` : value;
+}
