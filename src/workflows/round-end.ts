@@ -9,6 +9,7 @@ import { finalAgents, finalText, type RunEnd } from '../core/ending/result';
 import { RUN_TEXTS } from '../core/ending/texts';
 import { openRequest } from '../core/humans/requests';
 import { outputCheck, type OutputVerdict } from '../core/output/check';
+import { defaultOutputValidator, unboundedOutputValidator, type OutputValidator } from '../core/output/validator';
 import { activeMs } from '../core/state/clock';
 import { addNote, entryWave, newRound, warn, type RunState } from '../core/state/state';
 import { checkBudget } from '../core/budgets/ledger';
@@ -54,11 +55,16 @@ async function redispatch(run: Run, targets: Array<{ agent: string; prompt: stri
   return undefined;
 }
 
+/** The output validator of the run's version: 0.1 runs test `pattern` on strings of any length. */
+function validatorOf(run: Run): OutputValidator {
+  return run.version.boundedPatterns ? defaultOutputValidator : unboundedOutputValidator;
+}
+
 /** The output-schema verdict on the final results without any retry. */
 function outputAsItStands(run: Run): OutputVerdict {
   const { state, graph } = run;
   const finals = finalAgents(state).map((agent) => ({ agent, text: state.results[agent]?.text ?? '' }));
-  const verdict = outputCheck(finals, { schema: graph.output!.schema, maxRetries: 0 }, {});
+  const verdict = outputCheck(finals, { schema: graph.output!.schema, maxRetries: 0 }, {}, validatorOf(run));
   if (verdict.kind !== 'done') return { outputValid: false };
   return {
     ...(verdict.output !== undefined ? { output: verdict.output } : {}),
@@ -89,7 +95,7 @@ export async function endRound(run: Run, end: RunEnd): Promise<RoundNext> {
       finalResults: finalAgents(state).map((agent) => ({ agent, text: state.results[agent]?.text ?? '' })),
       output: graph.output,
       outputAttempts: state.outputAttempts,
-    });
+    }, undefined, validatorOf(run));
     if (outcome.goal) state.goal = outcome.goal;
     state.outputAttempts = outcome.outputAttempts;
     for (const w of outcome.warnings) warn(state, w);

@@ -16,7 +16,7 @@ export const PATCHES = {
    * endpoints and tools are resolved by the worker at run start; unanswered requests are reported;
    * waits for humans carry labelled timers and the run keeps its waiting flag and search attributes
    * up to date; the start no longer writes the memo the client already set; a model call lost with
-   * its worker on every attempt is dispatched again.
+   * its worker on every attempt is dispatched again; regexes run on bounded text.
    */
   v0_2: 'troupe-0.2',
 } as const;
@@ -41,6 +41,8 @@ export interface RunVersion {
   publishes: boolean;
   /** A model call whose every attempt was lost with its worker is dispatched again (`failures.ts`). */
   redispatchLost: boolean;
+  /** Output-schema `pattern`s are not tested on strings longer than `REGEX_TEXT_LIMIT`. */
+  boundedPatterns: boolean;
 }
 
 const V0_1: RunVersion = {
@@ -51,6 +53,7 @@ const V0_1: RunVersion = {
   reportUnanswered: false,
   publishes: false,
   redispatchLost: false,
+  boundedPatterns: false,
 };
 
 const V0_2: RunVersion = {
@@ -62,6 +65,7 @@ const V0_2: RunVersion = {
   reportUnanswered: true,
   publishes: true,
   redispatchLost: true,
+  boundedPatterns: true,
 };
 
 /** The version of this run. Call it once, first thing in the workflow. */

@@ -62,7 +62,8 @@ export function formatAjvErrors(errors: ErrorObject[]): string[] {
  * Ajv instance so two schemas with the same `$id` cannot collide. Unknown keywords and formats are
  * ignored (`strict: false`; formats need ajv-formats, which troupe does not ship).
  */
-export function createAjvValidator(): OutputValidator {
+export function createAjvValidator(opts: { boundedPatterns?: boolean } = {}): OutputValidator {
+  const regExp = opts.boundedPatterns === false ? undefined : boundedRegExp;
   const cache = new Map<string, ValidateFunction | { error: string }>();
   const compile = (schema: Record<string, unknown>): ValidateFunction | { error: string } => {
     const key = JSON.stringify(schema);
@@ -70,7 +71,7 @@ export function createAjvValidator(): OutputValidator {
     if (hit) return hit;
     let compiled: ValidateFunction | { error: string };
     try {
-      compiled = new Ajv({ allErrors: true, strict: false, logger: false, validateFormats: false, verbose: true, code: { regExp: boundedRegExp } }).compile(schema);
+      compiled = new Ajv({ allErrors: true, strict: false, logger: false, validateFormats: false, verbose: true, ...(regExp ? { code: { regExp } } : {}) }).compile(schema);
     } catch (err) {
       compiled = { error: err instanceof Error ? err.message : String(err) };
     }
@@ -88,6 +89,9 @@ export function createAjvValidator(): OutputValidator {
 
 /** The shared default validator (one cache per process or workflow bundle). */
 export const defaultOutputValidator: OutputValidator = createAjvValidator();
+
+/** The validator of runs started on troupe 0.1, which tested `pattern` on strings of any length. */
+export const unboundedOutputValidator: OutputValidator = createAjvValidator({ boundedPatterns: false });
 
 /** Validate `value` against `schema` with the default validator. */
 export function validateOutput(schema: Record<string, unknown>, value: unknown): SchemaValidation {

@@ -98,7 +98,8 @@ function matchParts(c: ResultMatches, v: TerminationView): string[] | null {
     } catch {
       return null;
     }
-    if (!re.test(regexText(latest.lines ?? latest.text))) return null;
+    // the line-kept text (troupe 0.2 runs) is bounded; a 0.1 run replays as it ran, on its own text
+    if (!re.test(latest.lines !== undefined ? regexText(latest.lines) : latest.text)) return null;
     parts.push(`matches /${c.regex}/${c.flags ?? ''}`);
   }
   if (c.scoreGte !== undefined) {
