@@ -45,6 +45,7 @@ export {
   type RunHandle,
   type StartOptions,
 } from './client';
+export type { FollowOptions } from './follow';
 export { listRuns, type ListFilter, type RunList, type RunListing } from './list';
 export { SEARCH_ATTRIBUTES } from './core/observe/search';
 export { SIGNALS, WORKFLOW_TYPE, statusQuery, transcriptQuery } from './workflows/messages';
@@ -52,6 +53,9 @@ export type { SignalInputs, SignalName } from './core/humans/signals';
 export type { RunResult, RunStatusView, RunEnd, Diagnostics } from './core/ending/result';
 export type { PendingRequest } from './core/humans/requests';
 export type { TranscriptStep } from './core/state/state';
+
+// encrypting payloads (TROUPE_PAYLOAD_KEY): the data converter a client or worker of your own needs
+export { troupeDataConverter, startCodecServer, type CodecServer, type CodecServerOptions } from './codec';
 
 // reaching Temporal: TEMPORAL_* variables and the profile file, as the Temporal CLI and SDKs read them
 export { resolveSettings, settingsFromEnv, type SettingsOptions, type TroupeSettings } from './settings';
