@@ -34,4 +34,6 @@ export interface Run {
   indexed: boolean;
   /** The waiting flag last written to the attributes (or memo). */
   waitingPublished?: boolean;
+  /** The labelled timer that runs while a human is needed (`observe.ts`). */
+  waitTimer?: { label: string; scope: CancellationScope };
 }

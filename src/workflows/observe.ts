@@ -1,13 +1,13 @@
 /**
  * What the workflow tells the operator while it runs (docs/operating.md): the current details the
- * Temporal UI shows (kept up to date as calls start and finish, waits begin and end, and at the end),
- * the labels of its waits, and troupe's search attributes: `TroupeWaiting` while a human is needed,
+ * Temporal UI shows (kept up to date as calls start and finish, signals arrive, and at the end), a
+ * labelled timer for as long as a human is needed, and troupe's search attributes: `TroupeWaiting` while a human is needed,
  * `TroupeStatus` and `TroupeReason` at the end. The attributes are upserted only when the client set
  * them at start, which it does only when it found them registered; otherwise the waiting flag goes to
  * the memo, which `troupe list` reads instead.
  */
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { condition, setCurrentDetails, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, setCurrentDetails, sleep, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { RunResult } from '../core/ending/result';
 import { pendingRequests } from '../core/humans/requests';
 import { currentDetails, type RunningCall } from '../core/observe/details';
@@ -28,17 +28,29 @@ export function searchAttributesSet(): boolean {
   return workflowInfo().typedSearchAttributes.get(SEARCH_KEYS.graph) !== undefined;
 }
 
-/** Whether a human is needed now: a request is pending, or the run (or its goal) is paused. */
-function humanNeeded(run: Run): boolean {
+/**
+ * What a human is needed for now, as the label of the wait's timer: the pending requests, else a
+ * pause (by `troupe pause` or the goal tool); undefined when no human is needed.
+ */
+function humanWaitLabel(run: Run): string | undefined {
   const { state } = run;
-  return pendingRequests(state).length > 0 || state.paused || state.goal?.status === 'paused';
+  const pending = pendingRequests(state);
+  if (pending.length > 0) return SUMMARY_TEXTS.humanWait(pending);
+  if (state.paused) return SUMMARY_TEXTS.pausedWait('user');
+  if (state.goal?.status === 'paused') return SUMMARY_TEXTS.pausedWait('goal');
+  return undefined;
 }
 
-/** Refresh the current details, and the waiting flag when it changed. */
+/**
+ * Refresh the current details; since troupe 0.2 also the waiting flag (search attribute or memo)
+ * when it changed, and the labelled timer of the wait for a human.
+ */
 export function publish(run: Run): void {
   setCurrentDetails(currentDetails({ state: run.state, graph: run.graph, running: run.running }));
   if (!run.version.publishes) return;
-  const waiting = humanNeeded(run);
+  const label = humanWaitLabel(run);
+  labelWait(run, label);
+  const waiting = label !== undefined;
   if (waiting === (run.waitingPublished ?? false)) return;
   run.waitingPublished = waiting;
   if (run.indexed) upsertSearchAttributes([{ key: SEARCH_KEYS.waiting, value: waiting }]);
@@ -57,6 +69,32 @@ export function publishEnd(run: Run, result: RunResult): void {
   ]);
 }
 
+/**
+ * How long one labelled wait timer runs before it is armed again. A wait for a human has no deadline;
+ * its timer only gives the wait a labelled bar on the UI's timeline, from the moment a human is
+ * needed until none is.
+ */
+export const WAIT_TIMER_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Keep one labelled timer running while a human is needed (`label`), armed again each week; a new
+ * label replaces it, none cancels it. Signals that change nothing for the human keep the same timer.
+ */
+function labelWait(run: Run, label: string | undefined): void {
+  if (run.waitTimer?.label === label) return;
+  run.waitTimer?.scope.cancel();
+  run.waitTimer = undefined;
+  if (label === undefined) return;
+  // a child of the run's root scope, so that cancelling a wave (whose handlers may call this) leaves it be
+  const scope = new CancellationScope({ cancellable: true, parent: run.root });
+  run.waitTimer = { label, scope };
+  scope
+    .run(async () => {
+      for (;;) await sleep(WAIT_TIMER_MS, { summary: summary(label) });
+    })
+    .catch(() => undefined);
+}
+
 /** Run `call` listed as running in the current details under `label`. */
 export async function tracked<T>(run: Run, label: string, call: () => Promise<T>): Promise<T> {
   const entry: RunningCall = { label, since: Date.now() };
@@ -70,29 +108,3 @@ export async function tracked<T>(run: Run, label: string, call: () => Promise<T>
   }
 }
 
-/**
- * How long one labelled wait timer runs before it is armed again. A wait for a human has no deadline;
- * its timer only gives the wait a bar with a label on the UI's timeline.
- */
-export const WAIT_TIMER_MS = 7 * 24 * 60 * 60 * 1000;
-
-/**
- * Wait until `done()`: since troupe 0.2 behind a labelled timer (re-armed weekly), so the UI's
- * timeline shows what the run waits for; before, a bare condition.
- */
-export async function waitLabelled(run: Run, label: string, done: () => boolean): Promise<void> {
-  publish(run);
-  if (!run.version.publishes) {
-    await condition(done);
-    return;
-  }
-  while (!(await condition(done, WAIT_TIMER_MS, { summary: summary(label) }))) {
-    // the timer ran out: arm it again
-  }
-}
-
-/** The label of a wait for humans, the goal or a pause. */
-export function waitLabel(run: Run, waitingFor: 'humans' | 'goal' | 'pause'): string {
-  if (waitingFor === 'humans') return SUMMARY_TEXTS.humanWait(pendingRequests(run.state));
-  return SUMMARY_TEXTS.pausedWait(waitingFor === 'pause' ? 'user' : 'goal');
-}

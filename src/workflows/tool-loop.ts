@@ -6,7 +6,7 @@
  * concurrently; a call that `approval.tools` names waits for a human first; the run's tool budget is
  * taken before every call.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, isCancellation } from '@temporalio/workflow';
 import { addUsage, NO_USAGE, takeToolCall, toolCallAllowed } from '../core/budgets/ledger';
 import type { TokenCounts } from '../core/conditions/view';
 import { goalSnapshot } from '../core/goals';
@@ -29,7 +29,7 @@ import { capText, cutUtf8 } from '../core/text/utf8';
 import type { WaveItem } from '../core/waves/types';
 import type { Run } from './execution';
 import { outlivingWorkers } from './failures';
-import { publish, tracked, waitLabelled } from './observe';
+import { publish, tracked } from './observe';
 import { activitiesFor, toolActivity } from './proxies';
 import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
 
@@ -207,7 +207,8 @@ async function askHuman(run: Run, agent: string, spec: ToolDefinition, call: Too
     now: Date.now(),
   });
   stopClocks(state, Date.now());
-  await waitLabelled(run, SUMMARY_TEXTS.humanWait([request]), () => state.stop !== undefined || state.requests.some((r) => r.id === request.id && r.decision !== undefined));
+  publish(run);
+  await condition(() => state.stop !== undefined || state.requests.some((r) => r.id === request.id && r.decision !== undefined));
   const [decided] = takeDecided(state, (r) => r.id === request.id);
   if (!awaitingHumans(state)) startClocks(state, Date.now());
   publish(run);

@@ -3,14 +3,14 @@
  * `decideNext` (core/ending/decide.ts) what to do, and while the answer is to wait (a pause, an open
  * request, a paused goal) stops the clocks and sleeps until a signal arrives; then it decides again.
  */
+import { condition } from '@temporalio/workflow';
 import { decideNext, type DecisionPoint, type NextStep } from '../core/ending/decide';
 import { situationOf } from '../core/ending/situation';
 import { actOnDecisions } from '../core/humans/act';
 import { takeDecided, type HumanRequest } from '../core/humans/requests';
 import { startClocks, stopClocks } from '../core/state/clock';
 import type { Run } from './execution';
-import { publish, waitLabel, waitLabelled } from './observe';
-import { SUMMARY_TEXTS } from '../core/observe/summaries';
+import { publish } from './observe';
 
 /**
  * The next step at this point of the loop, after any wait it calls for. Returns `run_wave` (or, for
@@ -28,7 +28,8 @@ export async function nextStep(run: Run, point: DecisionPoint): Promise<Exclude<
     }
     stopClocks(state, Date.now());
     const seen = run.signalsSeen;
-    await waitLabelled(run, waitLabel(run, step.for), () => run.signalsSeen !== seen);
+    publish(run);
+    await condition(() => run.signalsSeen !== seen);
   }
 }
 
@@ -45,7 +46,7 @@ export async function waitForDecision(run: Run, requestId: string): Promise<Huma
     }
     stopClocks(state, Date.now());
     const seen = run.signalsSeen;
-    const waitingOn = state.requests.filter((r) => r.id === requestId);
-    await waitLabelled(run, SUMMARY_TEXTS.humanWait(waitingOn), () => run.signalsSeen !== seen);
+    publish(run);
+    await condition(() => run.signalsSeen !== seen);
   }
 }
