@@ -79,10 +79,11 @@ function listingOf(info: WorkflowExecutionInfo): RunListing {
   // a run troupe did not end (terminated, timed out, failed by a bug) shows Temporal's own status
   const status = !executionRunning && troupeStatus === RUNNING_STATUS ? info.status.name.toLowerCase() : troupeStatus;
   const reason = attrs.get(SEARCH_KEYS.reason) ?? memo.troupeReason;
+  const graph = attrs.get(SEARCH_KEYS.graph) ?? memo.troupeGraph;
   return {
     workflowId: info.workflowId,
     runId: info.runId,
-    ...(attrs.get(SEARCH_KEYS.graph) ?? memo.troupeGraph ? { graph: attrs.get(SEARCH_KEYS.graph) ?? memo.troupeGraph } : {}),
+    ...(graph !== undefined ? { graph } : {}),
     status,
     ...(reason ? { reason } : {}),
     waiting: executionRunning && (attrs.get(SEARCH_KEYS.waiting) ?? memo.troupeWaiting ?? false),
