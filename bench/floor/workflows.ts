@@ -3,7 +3,7 @@
  * activity, as a regular activity (with or without troupe's heartbeat options) or a local
  * activity. The difference between it and troupe's review loop is troupe's own cost per step.
  */
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { defineQuery, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { FloorActivities } from './activities';
 
 /** How each floor step runs. */
@@ -20,10 +20,15 @@ const plain = proxyActivities<FloorActivities>({ startToCloseTimeout: '30s', ret
 const beating = proxyActivities<FloorActivities>({ startToCloseTimeout: '30s', heartbeatTimeout: '5s', retry });
 const local = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '30s', retry });
 
+/** The floor's status query: the steps done so far (B8 compares a troupe query with it). */
+export const floorStepsQuery = defineQuery<number>('floorSteps');
+
 /** Runs `steps` sequential floor calls; returns the total reply length. */
 export async function floorLoop(input: FloorInput): Promise<number> {
   let total = 0;
-  for (let step = 0; step < input.steps; step++) {
+  let done = 0;
+  setHandler(floorStepsQuery, () => done);
+  for (let step = 0; step < input.steps; step++, done++) {
     switch (input.mode) {
       case 'activity':
         total += await plain.floorCall({ step, heartbeat: false });

@@ -21,7 +21,7 @@ import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult } from '../../src/core/ending/result';
 import { startDevServer, type DevServer, type DynamicConfigValue } from '../../src/dev/temporal-server';
 import { bundleWorkflows, createWorker } from '../../src/worker';
-import { WORKFLOW_TYPE } from '../../src/workflows/messages';
+import { startRun } from '../../src/client';
 import { createFloorActivities } from '../floor/activities';
 import type { FloorInput } from '../floor/workflows';
 import type { RecordedRequest } from './stub-client';
@@ -182,12 +182,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     name: opts.name,
     server,
     client,
-    startTroupe: (graph, task, taskQueue) =>
-      client.workflow.start(WORKFLOW_TYPE, {
-        taskQueue: taskQueue ?? troupeQueue,
-        workflowId: id(graph.name),
-        args: [{ graph, task }],
-      }),
+    // as `troupe run` starts a run: memo, UI summary and details, and troupe's search attributes
+    startTroupe: (graph, task, taskQueue) => startRun(client, { role: graph, task, taskQueue: taskQueue ?? troupeQueue, workflowId: id(graph.name) }),
     startFloor: (input) =>
       client.workflow.start('floorLoop', { taskQueue: floorQueue, workflowId: id('floor'), args: [input] }),
     result: (handle) => handle.result() as Promise<RunResult>,
