@@ -15,6 +15,7 @@ import { runB2 } from './b2-history';
 import { runB3 } from './b3-throughput';
 import { runB4 } from './b4-fanout';
 import { runB5 } from './b5-replay';
+import { runB7 } from './b7-tool-calls';
 import { runB8 } from './b8-follow';
 import { environment, load } from './lib/env';
 import { reviewLoopYaml, BENCH_TASK } from './lib/loops';
@@ -33,6 +34,7 @@ export const BENCHMARKS: Record<string, (ctx: BenchContext) => Promise<BenchRepo
   B3: runB3,
   B4: runB4,
   B5: runB5,
+  B7: runB7,
   B8: runB8,
 };
 
@@ -137,7 +139,7 @@ async function main(): Promise<number> {
       await startVariant('eager');
       await startVariant('fast-transfer');
     }
-    if (opts.serverVariants && opts.only.some((id) => ['B1', 'B3', 'B4', 'B8'].includes(id))) await startVariant('tuned');
+    if (opts.serverVariants && opts.only.some((id) => ['B1', 'B3', 'B4', 'B7', 'B8'].includes(id))) await startVariant('tuned');
     const shared = new Map<string, unknown>();
     for (const id of opts.only) {
       const ctx: BenchContext = {

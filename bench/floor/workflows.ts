@@ -20,6 +20,20 @@ const plain = proxyActivities<FloorActivities>({ startToCloseTimeout: '30s', ret
 const beating = proxyActivities<FloorActivities>({ startToCloseTimeout: '30s', heartbeatTimeout: '5s', retry });
 const local = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '30s', retry });
 
+/** Input of {@link floorPayload}. */
+export interface FloorPayloadInput {
+  steps: number;
+  payload: string;
+  replyChars: number;
+}
+
+/** B7: `steps` sequential bare activities, each taking `payload` and returning `replyChars` characters. */
+export async function floorPayload(input: FloorPayloadInput): Promise<number> {
+  let total = 0;
+  for (let step = 0; step < input.steps; step++) total += (await plain.floorEcho({ payload: input.payload, replyChars: input.replyChars })).length;
+  return total;
+}
+
 /** The floor's status query: the steps done so far (B8 compares a troupe query with it). */
 export const floorStepsQuery = defineQuery<number>('floorSteps');
 

@@ -23,7 +23,7 @@ import { startDevServer, type DevServer, type DynamicConfigValue } from '../../s
 import { bundleWorkflows, createWorker } from '../../src/worker';
 import { startRun } from '../../src/client';
 import { createFloorActivities } from '../floor/activities';
-import type { FloorInput } from '../floor/workflows';
+import type { FloorInput, FloorPayloadInput } from '../floor/workflows';
 import type { RecordedRequest } from './stub-client';
 
 /** The two workflow bundles, built once per suite (webpack is the slow part of a worker start). */
@@ -145,6 +145,8 @@ export interface Stack {
   startTroupe(graph: CompiledGraph, task: string, taskQueue?: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Start a floor run. */
   startFloor(input: FloorInput): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  /** Start a floor run of bare payload activities (B7). */
+  startFloorPayload(input: FloorPayloadInput): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Result of a troupe run. */
   result(handle: WorkflowHandle): Promise<RunResult>;
   close(): Promise<void>;
@@ -186,6 +188,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     startTroupe: (graph, task, taskQueue) => startRun(client, { role: graph, task, taskQueue: taskQueue ?? troupeQueue, workflowId: id(graph.name) }),
     startFloor: (input) =>
       client.workflow.start('floorLoop', { taskQueue: floorQueue, workflowId: id('floor'), args: [input] }),
+    startFloorPayload: (input) =>
+      client.workflow.start('floorPayload', { taskQueue: floorQueue, workflowId: id('floor-payload'), args: [input] }),
     result: (handle) => handle.result() as Promise<RunResult>,
     async close() {
       troupeWorker.shutdown();
