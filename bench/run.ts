@@ -5,7 +5,8 @@
  *
  * Flags: --only B1,B4  --reps N (default 3)  --steps N (B1, default 200)  --long (B2 with 1,000
  * iterations and continue-as-new, B3 with N = 128 and 200 ms, B4 with K = 64)  --no-variants (skip the
- * dev servers with eager dispatch / faster transfer-queue polling)
+ * dev servers with eager dispatch / faster transfer-queue polling)  --tuned-only (only the tuned dev server besides
+ * P0; B1 then compares troupe with the floor on it alone)
  * --budget-s N (soft budget, default 300: B1 scales its repetitions to fit; the run aborts at 2×).
  */
 import * as fs from 'node:fs';
@@ -55,6 +56,7 @@ export function parseArgs(argv: string[]): CliOptions {
     reps: 3,
     long: false,
     serverVariants: true,
+    tunedOnly: false,
     only: Object.keys(BENCHMARKS),
     budgetS: 300,
     out: path.join(__dirname, 'results'),
@@ -68,6 +70,7 @@ export function parseArgs(argv: string[]): CliOptions {
     };
     if (a === '--long') opts.long = true;
     else if (a === '--no-variants') opts.serverVariants = false;
+    else if (a === '--tuned-only') opts.tunedOnly = true;
     else if (a === '--reps') opts.reps = Math.max(1, Number(next()));
     else if (a === '--steps') opts.steps = Math.max(4, 2 * Math.round(Number(next()) / 2));
     else if (a === '--budget-s') opts.budgetS = Number(next());
@@ -124,7 +127,7 @@ async function main(): Promise<number> {
   log(`calibration ${JSON.stringify(calibration)}`);
   const result: SuiteResult = {
     environment: environment(p0.server.version),
-    options: { steps: opts.steps, reps: opts.reps, long: opts.long, serverVariants: opts.serverVariants, only: opts.only.join(','), budgetS: opts.budgetS },
+    options: { steps: opts.steps, reps: opts.reps, long: opts.long, serverVariants: opts.serverVariants, tunedOnly: opts.tunedOnly, only: opts.only.join(','), budgetS: opts.budgetS },
     setup: {},
     benchmarks: [],
     errors: [],
@@ -135,7 +138,7 @@ async function main(): Promise<number> {
     const handle = await p0.startTroupe(compileYaml(reviewLoopYaml(RECORDED_ITERATIONS, 'bench-record')), BENCH_TASK);
     await p0.result(handle);
     requests = await stub.requests();
-    if (opts.serverVariants && opts.only.includes('B1')) {
+    if (opts.serverVariants && !opts.tunedOnly && opts.only.includes('B1')) {
       await startVariant('eager');
       await startVariant('fast-transfer');
     }
