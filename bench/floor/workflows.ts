@@ -20,6 +20,12 @@ const plain = proxyActivities<FloorActivities>({ startToCloseTimeout: '30s', ret
 const beating = proxyActivities<FloorActivities>({ startToCloseTimeout: '30s', heartbeatTimeout: '5s', retry });
 const local = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '30s', retry });
 
+/** B4: `k` floor calls at once (one wave), as troupe's star dispatches its agents. */
+export async function floorFanout(k: number): Promise<number> {
+  const replies = await Promise.all(Array.from({ length: k }, (_, step) => plain.floorCall({ step, heartbeat: false })));
+  return replies.reduce((a, b) => a + b, 0);
+}
+
 /** Input of {@link floorPayload}. */
 export interface FloorPayloadInput {
   steps: number;
