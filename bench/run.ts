@@ -16,6 +16,7 @@ import { runB2 } from './b2-history';
 import { runB3 } from './b3-throughput';
 import { runB4 } from './b4-fanout';
 import { runB5 } from './b5-replay';
+import { runB6 } from './b6-memory';
 import { runB7 } from './b7-tool-calls';
 import { runB8 } from './b8-follow';
 import { environment, load } from './lib/env';
@@ -35,6 +36,7 @@ export const BENCHMARKS: Record<string, (ctx: BenchContext) => Promise<BenchRepo
   B3: runB3,
   B4: runB4,
   B5: runB5,
+  B6: runB6,
   B7: runB7,
   B8: runB8,
 };

@@ -3,7 +3,7 @@
  * activity, as a regular activity (with or without troupe's heartbeat options) or a local
  * activity. The difference between it and troupe's review loop is troupe's own cost per step.
  */
-import { defineQuery, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { condition, defineQuery, defineSignal, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { FloorActivities } from './activities';
 
 /** How each floor step runs. */
@@ -24,6 +24,20 @@ const local = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '30s'
 export async function floorFanout(k: number): Promise<number> {
   const replies = await Promise.all(Array.from({ length: k }, (_, step) => plain.floorCall({ step, heartbeat: false })));
   return replies.reduce((a, b) => a + b, 0);
+}
+
+/** B6: releases a parked floor run. */
+export const floorReleaseSignal = defineSignal('floorRelease');
+
+/** B6: one floor call, then parked until released (as a troupe run waits for an approval). */
+export async function floorParked(): Promise<number> {
+  let released = false;
+  setHandler(floorReleaseSignal, () => {
+    released = true;
+  });
+  const reply = await plain.floorCall({ step: 0, heartbeat: false });
+  await condition(() => released);
+  return reply;
 }
 
 /** Input of {@link floorPayload}. */
