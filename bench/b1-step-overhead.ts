@@ -9,12 +9,13 @@ import type { FloorMode } from './floor/workflows';
 import { benchClient } from './lib/direct';
 import { activitySteps, stepPhases, type History, type StepPhases } from './lib/history';
 import { directLoop, reviewLoopYaml, BENCH_TASK } from './lib/loops';
+import { peerLoop, type PeerLoop } from './peers/langgraph';
 import { cpuOf, measure, type Measured } from './lib/measure';
 import { compileYaml, SERVER_VARIANTS, type ServerVariant, type Stack } from './lib/stack';
 import { median, percentile, round, summarize } from './lib/stats';
 import type { BenchContext, BenchReport, Table, TargetCheck } from './lib/types';
 
-type VariantKind = { kind: 'direct' } | { kind: 'floor'; mode: FloorMode } | { kind: 'troupe' };
+type VariantKind = { kind: 'direct' } | { kind: 'floor'; mode: FloorMode } | { kind: 'troupe' } | { kind: 'peer'; loop: PeerLoop };
 
 interface Variant {
   name: string;
@@ -44,6 +45,8 @@ async function runVariant(ctx: BenchContext, v: Variant, steps: number): Promise
         history = await handle.fetchHistory();
         return;
       }
+      case 'peer':
+        return v.spec.loop.run(steps);
       case 'troupe': {
         const handle = await v.stack!.startTroupe(compileYaml(reviewLoopYaml(steps / 2)), BENCH_TASK);
         await v.stack!.result(handle);
@@ -61,12 +64,31 @@ async function runVariant(ctx: BenchContext, v: Variant, steps: number): Promise
 
 const TROUPE = 'troupe review loop';
 
-function variants(ctx: BenchContext): Variant[] {
+/** The peer rows (LangGraph.js with each checkpointer), when bench/peers is installed. */
+function peers(ctx: BenchContext, loops: PeerLoop[]): Variant[] {
+  const out: Variant[] = [];
+  for (const saver of ['memory', 'sqlite'] as const) {
+    const loop = peerLoop(saver, benchClient(ctx.stub.url), ctx.requests);
+    if (!loop) continue;
+    loops.push(loop);
+    out.push({ name: PEER_NAMES[saver], spec: { kind: 'peer', loop } });
+  }
+  return out;
+}
+
+/** Row names of the peer. */
+export const PEER_NAMES = {
+  memory: 'peer: LangGraph.js, in-memory checkpointer',
+  sqlite: 'peer: LangGraph.js, SQLite checkpointer (file)',
+} as const;
+
+function variants(ctx: BenchContext, loops: PeerLoop[]): Variant[] {
   const tuned = ctx.variants.tuned;
   if (ctx.options.tunedOnly && tuned) {
     const label = SERVER_VARIANTS.tuned.label;
     return [
       { name: 'direct loop (baseline)', spec: { kind: 'direct' } },
+      ...peers(ctx, loops),
       { name: `${label}: floor activity`, stack: tuned, spec: { kind: 'floor', mode: 'activity' } },
       { name: `${label}: ${TROUPE}`, stack: tuned, spec: { kind: 'troupe' } },
     ];
@@ -74,6 +96,7 @@ function variants(ctx: BenchContext): Variant[] {
   const p0 = { stack: ctx.p0 };
   const list: Variant[] = [
     { name: 'direct loop (baseline)', spec: { kind: 'direct' } },
+    ...peers(ctx, loops),
     { name: 'floor: local activity', ...p0, spec: { kind: 'floor', mode: 'local-activity' } },
     { name: 'floor: activity', ...p0, spec: { kind: 'floor', mode: 'activity' } },
     { name: 'floor: activity + heartbeat', ...p0, spec: { kind: 'floor', mode: 'activity-heartbeat' } },
@@ -113,7 +136,15 @@ export function planRepetitions(msPerStepSum: number, wantSteps: number, wantRep
 
 /** Runs B1. */
 export async function runB1(ctx: BenchContext): Promise<BenchReport> {
-  const list = variants(ctx);
+  const loops: PeerLoop[] = [];
+  try {
+    return await b1(ctx, variants(ctx, loops));
+  } finally {
+    for (const l of loops) l.close();
+  }
+}
+
+async function b1(ctx: BenchContext, list: Variant[]): Promise<BenchReport> {
   const results = new Map<string, VariantResult>(list.map((v) => [v.name, { name: v.name, runs: [] }]));
   ctx.log(`B1 warm-up (${WARMUP_STEPS} steps per variant)`);
   let msPerStepSum = 0;
@@ -240,6 +271,13 @@ export async function runB1(ctx: BenchContext): Promise<BenchReport> {
       check('(issue 13) tuned server: troupe worker-process CPU per step ≤ 1.25 × the floor\'s, same run', tuned.workerCpu / tunedFloor.workerCpu, B1_LIMITS.workerCpuRatio, '×'),
     );
   }
+  for (const saver of ['memory', 'sqlite'] as const) {
+    const peer = byName(PEER_NAMES[saver]);
+    const t = tuned ?? troupe;
+    if (peer && t) {
+      targets.push({ target: `(context) ${t.name} step p50 ÷ ${peer.name}'s, same run`, measured: `${round(t.p50, 2)} vs ${round(peer.p50, 2)} ms (×${round(t.p50 / peer.p50, 2)})`, met: null });
+    }
+  }
   targets.push(
     check('P0 regular activity (troupe): overhead p50 ≤ 6 ms', troupe?.overheadP50, 6),
     check('P0 regular activity (troupe): overhead p99 ≤ 20 ms', troupe?.overheadP99, 20),
@@ -253,7 +291,7 @@ export async function runB1(ctx: BenchContext): Promise<BenchReport> {
     id: 'B1',
     title: 'Per-step overhead, sequential, zero-latency stub',
     method:
-      `${steps} sequential steps per run: troupe review loop (writer+critic, max_iterations ${steps / 2}); the floor workflow (same recorded requests, bare activity); the baseline is a Node loop sending the same recorded requests with the same openai client. ` +
+      `${steps} sequential steps per run: troupe review loop (writer+critic, max_iterations ${steps / 2}); the floor workflow (same recorded requests, bare activity); the baseline is a Node loop sending the same recorded requests with the same openai client; the peer (bench/peers, when installed) is the same loop as a LangGraph.js graph checkpointed after every step (durability "sync"), in memory or in a SQLite file. ` +
       `Warm-up run of ${WARMUP_STEPS} steps of each variant first, then ${reps} interleaved repetitions` + (steps !== ctx.options.steps || reps !== ctx.options.reps ? ` (scaled down from ${ctx.options.steps} steps × ${ctx.options.reps} to fit the time budget).` : '.'),
     tables,
     targets,

@@ -12,6 +12,7 @@ import { promisePool, reviewLoopYaml, BENCH_TASK } from './lib/loops';
 import { cpuOf, measure, type Measured } from './lib/measure';
 import { memoryMiB } from './lib/proc';
 import { compileYaml, SERVER_VARIANTS, type Stack } from './lib/stack';
+import { peerLoop, type PeerSaver } from './peers/langgraph';
 import { median, percentile, round } from './lib/stats';
 import type { BenchContext, BenchReport, TargetCheck } from './lib/types';
 
@@ -28,6 +29,8 @@ interface Point {
   pool: Measured;
   troupePerSec: number;
   floorPerSec: number;
+  /** The peer's completions/s by checkpointer (bench/peers; absent when not installed). */
+  peerPerSec: Partial<Record<PeerSaver, number>>;
   poolPerSec: number;
   workflowsPerMin: number;
   /** Per-workflow step times (consecutive ActivityTaskScheduled, server clock). */
@@ -55,6 +58,18 @@ async function point(ctx: BenchContext, n: number, delayMs: number, stack: Stack
   });
   const client = benchClient(ctx.stub.url);
   const pool = await measure(ctx.stub, roles, () => promisePool(client, ctx.requests, n, perChain));
+  // the peer: N threads of the same loop as a LangGraph.js graph, in this process
+  const peerPerSec: Point['peerPerSec'] = {};
+  for (const saver of ['memory', 'sqlite'] as const) {
+    const loop = peerLoop(saver, client, ctx.requests);
+    if (!loop) continue;
+    try {
+      const m = await measure(ctx.stub, roles, () => Promise.all(Array.from({ length: n }, (_, w) => loop.run(perChain, w * perChain))));
+      peerPerSec[saver] = (m.requests / m.wallMs) * 1000;
+    } finally {
+      loop.close();
+    }
+  }
   const activities = n * perChain;
   return {
     server: stack === ctx.p0 ? 'P0' : SERVER_VARIANTS.tuned.label,
@@ -66,6 +81,7 @@ async function point(ctx: BenchContext, n: number, delayMs: number, stack: Stack
     pool,
     troupePerSec: (troupe.requests / troupe.wallMs) * 1000,
     floorPerSec: (floor.requests / floor.wallMs) * 1000,
+    peerPerSec,
     poolPerSec: (pool.requests / pool.wallMs) * 1000,
     workflowsPerMin: (n / troupe.wallMs) * 60_000,
     stepMs,
@@ -106,6 +122,8 @@ export async function runB3(ctx: BenchContext): Promise<BenchReport> {
       fmt(p.troupePerSec),
       fmt(p.floorPerSec),
       fmt(p.troupePerSec / p.floorPerSec, 3),
+      fmt(p.peerPerSec.memory),
+      fmt(p.peerPerSec.sqlite),
       fmt(p.poolPerSec),
       fmt(p.troupePerSec / p.poolPerSec, 3),
       ideal === undefined ? '—' : `${fmt(ideal)} (${fmt(p.troupePerSec / ideal, 2)}×)`,
@@ -142,11 +160,11 @@ export async function runB3(ctx: BenchContext): Promise<BenchReport> {
   return {
     id: 'B3',
     title: 'N concurrent review loops (throughput)',
-    method: `N workflows started at once, each a review loop of ${B3_ITERATIONS} iterations (${2 * B3_ITERATIONS} activities); wall = first start → last result. In the same run: the floor (N bare-activity workflows of ${2 * B3_ITERATIONS} steps sending the same recorded requests) and a promise pool of N chains each sending ${2 * B3_ITERATIONS} recorded requests directly. Completions/s = stub requests / wall. Lower median of ${Math.min(ctx.options.reps, 2)} runs per point (after a warm-up).`,
+    method: `N workflows started at once, each a review loop of ${B3_ITERATIONS} iterations (${2 * B3_ITERATIONS} activities); wall = first start → last result. In the same run: the floor (N bare-activity workflows of ${2 * B3_ITERATIONS} steps sending the same recorded requests), the peer (N threads of the same loop as a LangGraph.js graph checkpointed after every step, bench/peers, when installed) and a promise pool of N chains each sending ${2 * B3_ITERATIONS} recorded requests directly. Completions/s = stub requests / wall. Lower median of ${Math.min(ctx.options.reps, 2)} runs per point (after a warm-up).`,
     tables: [
       {
         title: 'Throughput (activity completions per second)',
-        headers: ['server', 'N', 'stub delay ms', 'activities', 'troupe /s', 'floor /s', 'troupe / floor', 'promise pool /s', 'troupe / pool', 'Little ideal /s', 'workflows/min', 'step p50 ms', 'step p95 ms', 'step overhead p95 ms', 'server CPU share %', 'CPU ms per activity (server + worker)'],
+        headers: ['server', 'N', 'stub delay ms', 'activities', 'troupe /s', 'floor /s', 'troupe / floor', 'LangGraph.js in-memory /s', 'LangGraph.js SQLite /s', 'promise pool /s', 'troupe / pool', 'Little ideal /s', 'workflows/min', 'step p50 ms', 'step p95 ms', 'step overhead p95 ms', 'server CPU share %', 'CPU ms per activity (server + worker)'],
         rows,
         note: `Worker process RSS after B3: ${fmt(rss.rss, 0)} MiB (peak ${fmt(rss.peak, 0)} MiB).`,
       },
