@@ -9,12 +9,13 @@ import type { FloorMode } from './floor/workflows';
 import { benchClient } from './lib/direct';
 import { activitySteps, stepPhases, type History, type StepPhases } from './lib/history';
 import { directLoop, reviewLoopYaml, BENCH_TASK } from './lib/loops';
+import { peerLoop, type PeerLoop } from './peers/langgraph';
 import { cpuOf, measure, type Measured } from './lib/measure';
 import { compileYaml, SERVER_VARIANTS, type ServerVariant, type Stack } from './lib/stack';
 import { median, percentile, round, summarize } from './lib/stats';
 import type { BenchContext, BenchReport, Table, TargetCheck } from './lib/types';
 
-type VariantKind = { kind: 'direct' } | { kind: 'floor'; mode: FloorMode } | { kind: 'troupe' };
+type VariantKind = { kind: 'direct' } | { kind: 'floor'; mode: FloorMode } | { kind: 'troupe' } | { kind: 'peer'; loop: PeerLoop };
 
 interface Variant {
   name: string;
@@ -44,6 +45,8 @@ async function runVariant(ctx: BenchContext, v: Variant, steps: number): Promise
         history = await handle.fetchHistory();
         return;
       }
+      case 'peer':
+        return v.spec.loop.run(steps);
       case 'troupe': {
         const handle = await v.stack!.startTroupe(compileYaml(reviewLoopYaml(steps / 2)), BENCH_TASK);
         await v.stack!.result(handle);
@@ -61,10 +64,39 @@ async function runVariant(ctx: BenchContext, v: Variant, steps: number): Promise
 
 const TROUPE = 'troupe review loop';
 
-function variants(ctx: BenchContext): Variant[] {
+/** The peer rows (LangGraph.js with each checkpointer), when bench/peers is installed. */
+function peers(ctx: BenchContext, loops: PeerLoop[]): Variant[] {
+  const out: Variant[] = [];
+  for (const saver of ['memory', 'sqlite'] as const) {
+    const loop = peerLoop(saver, benchClient(ctx.stub.url), ctx.requests);
+    if (!loop) continue;
+    loops.push(loop);
+    out.push({ name: PEER_NAMES[saver], spec: { kind: 'peer', loop } });
+  }
+  return out;
+}
+
+/** Row names of the peer. */
+export const PEER_NAMES = {
+  memory: 'peer: LangGraph.js, in-memory checkpointer',
+  sqlite: 'peer: LangGraph.js, SQLite checkpointer (file)',
+} as const;
+
+function variants(ctx: BenchContext, loops: PeerLoop[]): Variant[] {
+  const tuned = ctx.variants.tuned;
+  if (ctx.options.tunedOnly && tuned) {
+    const label = SERVER_VARIANTS.tuned.label;
+    return [
+      { name: 'direct loop (baseline)', spec: { kind: 'direct' } },
+      ...peers(ctx, loops),
+      { name: `${label}: floor activity`, stack: tuned, spec: { kind: 'floor', mode: 'activity' } },
+      { name: `${label}: ${TROUPE}`, stack: tuned, spec: { kind: 'troupe' } },
+    ];
+  }
   const p0 = { stack: ctx.p0 };
   const list: Variant[] = [
     { name: 'direct loop (baseline)', spec: { kind: 'direct' } },
+    ...peers(ctx, loops),
     { name: 'floor: local activity', ...p0, spec: { kind: 'floor', mode: 'local-activity' } },
     { name: 'floor: activity', ...p0, spec: { kind: 'floor', mode: 'activity' } },
     { name: 'floor: activity + heartbeat', ...p0, spec: { kind: 'floor', mode: 'activity-heartbeat' } },
@@ -81,6 +113,9 @@ function variants(ctx: BenchContext): Variant[] {
   }
   return list;
 }
+
+/** Issue 13's limits on the tuned server, as ratios to the floor measured in the same run. */
+export const B1_LIMITS = { p50Ratio: 1.1, workerCpuRatio: 1.25 } as const;
 
 /** Share of the suite's time budget B1 may use for its timed repetitions. */
 export const B1_BUDGET_SHARE = 0.25;
@@ -101,7 +136,15 @@ export function planRepetitions(msPerStepSum: number, wantSteps: number, wantRep
 
 /** Runs B1. */
 export async function runB1(ctx: BenchContext): Promise<BenchReport> {
-  const list = variants(ctx);
+  const loops: PeerLoop[] = [];
+  try {
+    return await b1(ctx, variants(ctx, loops));
+  } finally {
+    for (const l of loops) l.close();
+  }
+}
+
+async function b1(ctx: BenchContext, list: Variant[]): Promise<BenchReport> {
   const results = new Map<string, VariantResult>(list.map((v) => [v.name, { name: v.name, runs: [] }]));
   ctx.log(`B1 warm-up (${WARMUP_STEPS} steps per variant)`);
   let msPerStepSum = 0;
@@ -211,35 +254,44 @@ export async function runB1(ctx: BenchContext): Promise<BenchReport> {
     note: 'To estimate another machine, multiply by its GetSystemInfo round trip / CPU per call (bench/results/latest.json → calibration).',
   });
   const byName = (n: string) => rows.find((r) => r.name === n);
-  const troupe = byName(TROUPE)!;
-  const local = byName('floor: local activity')!;
+  const troupe = byName(TROUPE);
+  const local = byName('floor: local activity');
   const eager = byName(`${SERVER_VARIANTS.eager.label}: ${TROUPE}`);
   const tuned = byName(`${SERVER_VARIANTS.tuned.label}: ${TROUPE}`);
-  const check = (target: string, value: number, limit: number, unit = 'ms'): TargetCheck => ({
+  const tunedFloor = byName(`${SERVER_VARIANTS.tuned.label}: floor activity`);
+  const check = (target: string, value: number | undefined, limit: number, unit = 'ms'): TargetCheck => ({
     target,
-    measured: Number.isFinite(value) ? `${round(value, 2)} ${unit}` : 'not measured',
-    met: Number.isFinite(value) ? value <= limit : null,
+    measured: value !== undefined && Number.isFinite(value) ? `${round(value, 2)} ${unit}` : 'not measured',
+    met: value !== undefined && Number.isFinite(value) ? value <= limit : null,
   });
-  const targets: TargetCheck[] = [
-    check('P0 regular activity (troupe): overhead p50 ≤ 6 ms', troupe.overheadP50, 6),
-    check('P0 regular activity (troupe): overhead p99 ≤ 20 ms', troupe.overheadP99, 20),
-    eager
-      ? check('P0 eager dispatch (troupe): overhead p50 ≤ 4 ms', eager.overheadP50, 4)
-      : { target: 'P0 eager dispatch: overhead p50 ≤ 4 ms', measured: 'not run (--no-variants)', met: null },
-    check('Local activity (floor): overhead p50 ≤ 0.5 ms', local.overheadP50, 0.5),
-    check('CPU (server + worker) ≤ 3 ms per step (troupe)', troupe.temporalCpu, 3),
-  ];
-  if (tuned) {
+  const targets: TargetCheck[] = [];
+  if (tuned && tunedFloor) {
     targets.push(
-      check('(not in perf.md) tuned server, troupe: overhead p50 ≤ 6 ms', tuned.overheadP50, 6),
-      check('(not in perf.md) tuned server, troupe: CPU (server + worker) ≤ 3 ms per step', tuned.temporalCpu, 3),
+      check('(issue 13) tuned server: troupe step p50 ≤ 1.10 × the floor\'s, same run', tuned.p50 / tunedFloor.p50, B1_LIMITS.p50Ratio, '×'),
+      check('(issue 13) tuned server: troupe worker-process CPU per step ≤ 1.25 × the floor\'s, same run', tuned.workerCpu / tunedFloor.workerCpu, B1_LIMITS.workerCpuRatio, '×'),
     );
   }
+  for (const saver of ['memory', 'sqlite'] as const) {
+    const peer = byName(PEER_NAMES[saver]);
+    const t = tuned ?? troupe;
+    if (peer && t) {
+      targets.push({ target: `(context) ${t.name} step p50 ÷ ${peer.name}'s, same run`, measured: `${round(t.p50, 2)} vs ${round(peer.p50, 2)} ms (×${round(t.p50 / peer.p50, 2)})`, met: null });
+    }
+  }
+  targets.push(
+    check('P0 regular activity (troupe): overhead p50 ≤ 6 ms', troupe?.overheadP50, 6),
+    check('P0 regular activity (troupe): overhead p99 ≤ 20 ms', troupe?.overheadP99, 20),
+    eager
+      ? check('P0 eager dispatch (troupe): overhead p50 ≤ 4 ms', eager.overheadP50, 4)
+      : { target: 'P0 eager dispatch: overhead p50 ≤ 4 ms', measured: 'not run', met: null },
+    check('Local activity (floor): overhead p50 ≤ 0.5 ms', local?.overheadP50, 0.5),
+    check('CPU (server + worker) ≤ 3 ms per step (troupe)', (troupe ?? tuned)?.temporalCpu, 3),
+  );
   return {
     id: 'B1',
     title: 'Per-step overhead, sequential, zero-latency stub',
     method:
-      `${steps} sequential steps per run: troupe review loop (writer+critic, max_iterations ${steps / 2}); the floor workflow (same recorded requests, bare activity); the baseline is a Node loop sending the same recorded requests with the same openai client. ` +
+      `${steps} sequential steps per run: troupe review loop (writer+critic, max_iterations ${steps / 2}); the floor workflow (same recorded requests, bare activity); the baseline is a Node loop sending the same recorded requests with the same openai client; the peer (bench/peers, when installed) is the same loop as a LangGraph.js graph checkpointed after every step (durability "sync"), in memory or in a SQLite file. ` +
       `Warm-up run of ${WARMUP_STEPS} steps of each variant first, then ${reps} interleaved repetitions` + (steps !== ctx.options.steps || reps !== ctx.options.reps ? ` (scaled down from ${ctx.options.steps} steps × ${ctx.options.reps} to fit the time budget).` : '.'),
     tables,
     targets,

@@ -13,15 +13,25 @@ import { compileYaml, startExtraWorker } from './lib/stack';
 import { linearFit, median, round } from './lib/stats';
 import type { BenchContext, BenchReport, TargetCheck } from './lib/types';
 
-const SIZES = [10, 20, 50];
+const SIZES = [10, 20, 50, 100];
+/** The troupe history compared with the floor's at equal size (100 iterations ≈ 200 floor steps ≈ 1,205 events). */
+export const EQUAL_SIZE_ITERATIONS = 100;
+/** Issue 13: troupe's µs per event at most this × the floor's at equal history size. */
+export const B5_LIMIT = 1.3;
 /** Iterations of the live run on a worker without a workflow cache. */
 export const NO_CACHE_ITERATIONS = 20;
 /** Minimum steps of the floor history replayed as the bare-Temporal baseline (B1's is reused when long enough). */
-export const FLOOR_STEPS = 100;
+export const FLOOR_STEPS = 200;
+
+/** Where histories are recorded: the tuned dev server when it runs (same histories, recorded faster). */
+function recorder(ctx: BenchContext) {
+  return ctx.variants.tuned ?? ctx.p0;
+}
 
 async function record(ctx: BenchContext, iterations: number): Promise<{ history: History; workflowId: string }> {
-  const handle = await ctx.p0.startTroupe(compileYaml(reviewLoopYaml(iterations, `bench-replay-${iterations}`)), BENCH_TASK);
-  await ctx.p0.result(handle);
+  const stack = recorder(ctx);
+  const handle = await stack.startTroupe(compileYaml(reviewLoopYaml(iterations, `bench-replay-${iterations}`)), BENCH_TASK);
+  await stack.result(handle);
   return { history: await handle.fetchHistory(), workflowId: handle.workflowId };
 }
 
@@ -52,12 +62,13 @@ function workflowIdOf(history: History, fallback: string): string {
 
 /** A loop on a worker that caches no workflow: per-step time against the iteration index. */
 async function noCacheRun(ctx: BenchContext) {
-  const extra = await startExtraWorker(ctx.p0, ctx.bundles, ctx.stub.url, { maxCachedWorkflows: 0 });
+  const stack = recorder(ctx);
+  const extra = await startExtraWorker(stack, ctx.bundles, ctx.stub.url, { maxCachedWorkflows: 0 });
   try {
-    return await measure(ctx.stub, { server: ctx.pids.server, worker: ctx.pids.worker }, async () => {
+    return await measure(ctx.stub, { server: stack.server.pid, worker: ctx.pids.worker }, async () => {
       const graph = compileYaml(reviewLoopYaml(NO_CACHE_ITERATIONS, 'bench-nocache'));
-      const handle = await ctx.p0.startTroupe(graph, BENCH_TASK, extra.taskQueue);
-      await ctx.p0.result(handle);
+      const handle = await stack.startTroupe(graph, BENCH_TASK, extra.taskQueue);
+      await stack.result(handle);
     });
   } finally {
     await extra.stop();
@@ -77,7 +88,7 @@ export async function runB5(ctx: BenchContext): Promise<BenchReport> {
   );
   let floorHistory = ctx.shared.get('floorHistory') as History | undefined;
   if (!floorHistory || (floorHistory.events?.length ?? 0) < 6 * FLOOR_STEPS) {
-    const handle = await ctx.p0.startFloor({ steps: FLOOR_STEPS, mode: 'activity' });
+    const handle = await recorder(ctx).startFloor({ steps: FLOOR_STEPS, mode: 'activity' });
     await handle.result();
     floorHistory = await handle.fetchHistory();
   }
@@ -123,7 +134,14 @@ export async function runB5(ctx: BenchContext): Promise<BenchReport> {
   const lastSteps = median(noCache.stepMs.slice(-10));
 
   const fmt = (x: number, d = 2) => round(x, d);
+  const equal = rows.find((r) => r.iterations === EQUAL_SIZE_ITERATIONS)!;
+  const perEventRatio = equal.ms / equal.events / (floorRow.ms / floorRow.events);
   const targets: TargetCheck[] = [
+    {
+      target: `(issue 13) troupe µs per event ≤ ${B5_LIMIT} × the floor's at equal history size (${equal.events} vs ${floorRow.events} events), same run`,
+      measured: `${fmt((equal.ms * 1000) / equal.events, 1)} vs ${fmt((floorRow.ms * 1000) / floorRow.events, 1)} µs (×${fmt(perEventRatio)})`,
+      met: perEventRatio <= B5_LIMIT,
+    },
     { target: 'Warm replay µs per event ≤ 80 (fitted slope)', measured: `${fmt(fit.slope * 1000, 1)} µs`, met: fit.slope * 1000 <= 80 },
     { target: `Warm replay ms per workflow task ≤ 0.5 (${longRow.iterations}-iteration history)`, measured: `${fmt(longRow.ms / longRow.wfts, 3)} ms`, met: longRow.ms / longRow.wfts <= 0.5 },
     { target: 'Replay of 12k events ≤ 1 s (extrapolated from the fit)', measured: `${fmt(at12k, 0)} ms`, met: at12k <= 1000 },
@@ -175,6 +193,6 @@ export async function runB5(ctx: BenchContext): Promise<BenchReport> {
       },
     ],
     targets,
-    data: { rows, floorRow, troupeAtFloorSize, fit, cpuFit, cold, cachedSlope, cachedEnds, noCache: { stepMs: noCache.stepMs, fit: noCacheFit, cpuMs: noCache.cpuMs, wallMs: noCache.wallMs } },
+    data: { rows, floorRow, perEventRatio, troupeAtFloorSize, fit, cpuFit, cold, cachedSlope, cachedEnds, noCache: { stepMs: noCache.stepMs, fit: noCacheFit, cpuMs: noCache.cpuMs, wallMs: noCache.wallMs } },
   };
 }

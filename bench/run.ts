@@ -5,7 +5,8 @@
  *
  * Flags: --only B1,B4  --reps N (default 3)  --steps N (B1, default 200)  --long (B2 with 1,000
  * iterations and continue-as-new, B3 with N = 128 and 200 ms, B4 with K = 64)  --no-variants (skip the
- * dev servers with eager dispatch / faster transfer-queue polling)
+ * dev servers with eager dispatch / faster transfer-queue polling)  --tuned-only (only the tuned dev server besides
+ * P0; B1 then compares troupe with the floor on it alone)
  * --budget-s N (soft budget, default 300: B1 scales its repetitions to fit; the run aborts at 2×).
  */
 import * as fs from 'node:fs';
@@ -15,6 +16,9 @@ import { runB2 } from './b2-history';
 import { runB3 } from './b3-throughput';
 import { runB4 } from './b4-fanout';
 import { runB5 } from './b5-replay';
+import { runB6 } from './b6-memory';
+import { runB7 } from './b7-tool-calls';
+import { runB8 } from './b8-follow';
 import { environment, load } from './lib/env';
 import { reviewLoopYaml, BENCH_TASK } from './lib/loops';
 import { tcpPingPong, trivialRpc } from './lib/calibrate';
@@ -32,6 +36,9 @@ export const BENCHMARKS: Record<string, (ctx: BenchContext) => Promise<BenchRepo
   B3: runB3,
   B4: runB4,
   B5: runB5,
+  B6: runB6,
+  B7: runB7,
+  B8: runB8,
 };
 
 /** Iterations of the run whose requests the baselines and the floor workflow replay (cycled). */
@@ -51,6 +58,7 @@ export function parseArgs(argv: string[]): CliOptions {
     reps: 3,
     long: false,
     serverVariants: true,
+    tunedOnly: false,
     only: Object.keys(BENCHMARKS),
     budgetS: 300,
     out: path.join(__dirname, 'results'),
@@ -64,6 +72,7 @@ export function parseArgs(argv: string[]): CliOptions {
     };
     if (a === '--long') opts.long = true;
     else if (a === '--no-variants') opts.serverVariants = false;
+    else if (a === '--tuned-only') opts.tunedOnly = true;
     else if (a === '--reps') opts.reps = Math.max(1, Number(next()));
     else if (a === '--steps') opts.steps = Math.max(4, 2 * Math.round(Number(next()) / 2));
     else if (a === '--budget-s') opts.budgetS = Number(next());
@@ -120,7 +129,7 @@ async function main(): Promise<number> {
   log(`calibration ${JSON.stringify(calibration)}`);
   const result: SuiteResult = {
     environment: environment(p0.server.version),
-    options: { steps: opts.steps, reps: opts.reps, long: opts.long, serverVariants: opts.serverVariants, only: opts.only.join(','), budgetS: opts.budgetS },
+    options: { steps: opts.steps, reps: opts.reps, long: opts.long, serverVariants: opts.serverVariants, tunedOnly: opts.tunedOnly, only: opts.only.join(','), budgetS: opts.budgetS },
     setup: {},
     benchmarks: [],
     errors: [],
@@ -131,11 +140,11 @@ async function main(): Promise<number> {
     const handle = await p0.startTroupe(compileYaml(reviewLoopYaml(RECORDED_ITERATIONS, 'bench-record')), BENCH_TASK);
     await p0.result(handle);
     requests = await stub.requests();
-    if (opts.serverVariants && opts.only.includes('B1')) {
+    if (opts.serverVariants && !opts.tunedOnly && opts.only.includes('B1')) {
       await startVariant('eager');
       await startVariant('fast-transfer');
     }
-    if (opts.serverVariants && opts.only.some((id) => ['B1', 'B3', 'B4'].includes(id))) await startVariant('tuned');
+    if (opts.serverVariants && opts.only.some((id) => ['B1', 'B3', 'B4', 'B7', 'B8'].includes(id))) await startVariant('tuned');
     const shared = new Map<string, unknown>();
     for (const id of opts.only) {
       const ctx: BenchContext = {

@@ -1,16 +1,20 @@
 /**
  * Following a run to its result without loading the worker: the client long-polls the run's
- * history (`run-history.ts`), which costs the worker nothing, and asks the worker for a snapshot
- * (the `status` query, and `transcript` when steps or decisions were added) only when a workflow
- * task has completed — at most once per `minQueryGapMs`, so a burst of events costs one query.
- * A hundred followers of a quiet run cost the worker nothing; each change costs one query each.
+ * history (`run-history.ts`), which costs the worker nothing, and reads from it the agent and tool
+ * calls in flight and each step as the workflow records it (the same pure code builds the
+ * transcript entry). It asks the worker for a snapshot (the `status` query, and `transcript` when
+ * steps or decisions were added) only when the history cannot tell what changed: once at the
+ * start, and after a signal, a wait for a human, a retry, a tool loop's step or a failed call — at
+ * most once per `minQueryGapMs`. The end comes from the RunResult. A step costs the worker no query
+ * (BENCHMARKS.md, B8: a hundred followers add a few per cent to its CPU).
  */
 import { WorkflowNotFoundError, type WorkflowClient, type WorkflowHandle } from '@temporalio/client';
 import type { CompiledGraph } from './core/graph/types';
 import type { RunResult, RunStatusView } from './core/ending/result';
 import type { DecisionRecord } from './core/humans/requests';
 import type { TranscriptStep } from './core/state/state';
-import { RunHistoryWatch, type HistoryNews, type ToolActivity } from './run-history';
+import { capturedResult, transcriptStep } from './core/waves/record';
+import { RunHistoryWatch, type AgentCallActivity, type HistoryNews, type RecordedStep, type ToolActivity } from './run-history';
 import { statusQuery, transcriptQuery } from './workflows/messages';
 import type { troupeRun } from './workflows/run';
 
@@ -37,6 +41,8 @@ export type FollowEvent =
   | { kind: 'started'; runId: string; graph?: CompiledGraph; at: number }
   /** A worker tool call began or ended (from the history, `<tool> · <agent>`). */
   | ({ kind: 'tool' } & ToolActivity)
+  /** An agent's model call began or ended (from the history). */
+  | ({ kind: 'call' } & AgentCallActivity)
   /** A human decided a request. */
   | { kind: 'decision'; decision: DecisionRecord };
 
@@ -50,7 +56,7 @@ export interface FollowOptions {
 
 type Handle = WorkflowHandle<typeof troupeRun>;
 
-/** Reads snapshots and turns them into events, each step, decision and warning once. */
+/** Reads snapshots and the steps of the history and turns them into events, each step, decision and warning once. */
 class Snapshots {
   private lastStep = 0;
   private lastPhase = '';
@@ -58,11 +64,87 @@ class Snapshots {
   private decisions = -1;
   private readonly decided = new Set<string>();
   private readonly warnings = new Set<string>();
+  /** The latest snapshot. */
+  private latest: RunStatusView | undefined;
 
   constructor(
     private readonly handle: Handle,
     private readonly emit: (e: FollowEvent) => void,
   ) {}
+
+  /** Whether a snapshot was ever taken. */
+  get taken(): boolean {
+    return this.latest !== undefined;
+  }
+
+  /**
+   * Steps recorded by the workflow, read from the history: each once (a snapshot may have shown it
+   * first). Returns false when the history lost count of the steps (a step it could not read): a
+   * snapshot must tell them.
+   */
+  recorded(steps: RecordedStep[]): boolean {
+    for (const s of steps) {
+      if (!Number.isFinite(s.step)) return false;
+      if (s.step <= this.lastStep) continue;
+      const step = transcriptStep(
+        { step: s.step, agent: s.position.agent, round: s.position.round, wave: s.position.wave, at: s.at, kind: 'agent' },
+        s.result,
+        capturedResult(s.result.text),
+      );
+      this.lastStep = step.step;
+      this.emit({ kind: 'step', step });
+    }
+    return true;
+  }
+
+  /** The end, from the RunResult: its warnings and decisions, and a last status. */
+  finished(result: RunResult): void {
+    for (const d of result.decisions ?? []) {
+      if (this.decided.has(d.requestId)) continue;
+      this.decided.add(d.requestId);
+      this.emit({ kind: 'decision', decision: d });
+    }
+    this.warn(result.warnings);
+    if (!this.latest || this.latest.phase === 'finished') return;
+    this.show({
+      ...this.latest,
+      phase: 'finished',
+      inFlight: [],
+      pending: [],
+      steps: result.steps,
+      iterations: result.iterations,
+      usage: result.usage,
+      activeMs: result.activeMs,
+      decisions: result.decisions ?? [],
+      warnings: result.warnings,
+      final: { status: result.status, reason: result.reason, reasonText: result.reasonText },
+    });
+  }
+
+  /** Whether the history has shown every step the run recorded. */
+  saw(steps: number): boolean {
+    return this.lastStep >= steps;
+  }
+
+  /** Emit a status, the phase when it changed, and new warnings. */
+  private show(status: RunStatusView): void {
+    this.latest = status;
+    this.emit({ kind: 'status', status, at: Date.now() });
+    const phaseKey = `${status.phase}:${status.pending.map((p) => p.id).join(',')}`;
+    if (phaseKey !== this.lastPhase) {
+      this.lastPhase = phaseKey;
+      this.emit({ kind: 'phase', status });
+    }
+    this.warn(status.warnings);
+  }
+
+  private warn(warnings: string[]): void {
+    for (const w of warnings) {
+      if (this.warnings.has(w)) continue;
+      this.warnings.add(w);
+      this.emit({ kind: 'warning', text: w });
+    }
+  }
 
   /** Query and emit; false when the worker could not answer (it restarts, or is busy). */
   async take(): Promise<boolean> {
@@ -72,23 +154,15 @@ class Snapshots {
       // workflow); following must not stall on one, so each has its own short deadline
       const status = await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => this.handle.query(statusQuery));
       const decisions = status.decisions?.length ?? 0;
-      if (status.steps !== this.steps || decisions !== this.decisions) {
+      // the transcript only when it holds entries not shown yet (the history shows most steps)
+      const unseen = status.steps > this.lastStep || decisions > this.decided.size;
+      if (unseen && (status.steps !== this.steps || decisions !== this.decisions)) {
         const transcript = await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => this.handle.query(transcriptQuery));
         this.steps = status.steps;
         this.decisions = decisions;
         this.transcript(transcript);
       }
-      this.emit({ kind: 'status', status, at: Date.now() });
-      const phaseKey = `${status.phase}:${status.pending.map((p) => p.id).join(',')}`;
-      if (phaseKey !== this.lastPhase) {
-        this.lastPhase = phaseKey;
-        this.emit({ kind: 'phase', status });
-      }
-      for (const w of status.warnings) {
-        if (this.warnings.has(w)) continue;
-        this.warnings.add(w);
-        this.emit({ kind: 'warning', text: w });
-      }
+      this.show(status);
       return true;
     } catch {
       // queries fail briefly while a worker restarts; keep following
@@ -178,8 +252,11 @@ export async function followRun(
       if (woke !== 'tick') {
         if (woke !== 'failed') {
           for (const s of woke.started) onEvent({ kind: 'started', ...s });
+          for (const c of woke.calls) onEvent({ kind: 'call', ...c });
           for (const t of woke.tools) onEvent({ kind: 'tool', ...t });
-          dirty ||= woke.moved;
+          const counted = snapshots.recorded(woke.steps);
+          // the history tells steps and calls; the worker is asked for the rest
+          dirty ||= woke.irregular || !counted || (woke.moved && !snapshots.taken);
         }
         if (history.closed) break;
         pending = startPoll();
@@ -191,11 +268,19 @@ export async function followRun(
         nextQuery = Date.now() + (ok ? gap : Math.max(gap, RETRY_MS));
       }
     }
+    const result = await handle.result();
+    // the history showed every step, and the RunResult tells the rest: the worker need not replay
+    // the closed run to answer a query
+    if (!dirty && snapshots.saw(result.steps)) {
+      snapshots.finished(result);
+      return result;
+    }
     // the last steps: a closed run's query needs a worker to replay it, so give it a few tries
     for (let attempt = 0; attempt < 3; attempt++) {
       if (await snapshots.take()) break;
     }
-    return await handle.result();
+    snapshots.finished(result);
+    return result;
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     stop.abort();

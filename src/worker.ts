@@ -98,11 +98,23 @@ export function workflowEntry(plugins?: string): string {
  */
 export async function bundleWorkflows(plugins?: string, dataConverter?: DataConverter): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
-    workflowsPath: workflowEntry(plugins),
+    ...sharedModules(workflowEntry(plugins)),
     logger: quietBundlerLogger,
     ...(dataConverter?.payloadConverterPath ? { payloadConverterPath: dataConverter.payloadConverterPath } : {}),
     ...(dataConverter?.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
   });
+}
+
+/**
+ * The bundle's entry, loaded once per worker thread and shared by every run it caches
+ * (`preloadModules`). By default the SDK loads a workflow's modules again for each run, so each
+ * cached run held its own copy of troupe's modules (its schemas, tables and texts): about 2 MB per
+ * run (BENCHMARKS.md, B6). troupe's workflow and core modules keep no state of a run (the run's
+ * state lives in its `Run` object), and their module-level registries are filled when the module
+ * loads, the same for every run; the shared modules are frozen by the SDK.
+ */
+export function sharedModules(workflowsPath: string): { workflowsPath: string; preloadModules: string[] } {
+  return { workflowsPath, preloadModules: [workflowsPath] };
 }
 
 const quietBundlerLogger = {

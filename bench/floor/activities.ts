@@ -17,6 +17,10 @@ export interface FloorCallInput {
 export function createFloorActivities(baseUrl: string, bodies: () => RecordedRequest[]) {
   const client = benchClient(baseUrl);
   return {
+    /** B7: a bare activity that takes `payload` and returns `replyChars` characters. */
+    async floorEcho(input: { payload: string; replyChars: number }): Promise<string> {
+      return 'r'.repeat(input.replyChars);
+    },
     async floorCall(input: FloorCallInput): Promise<number> {
       if (input.heartbeat) Context.current().heartbeat();
       const all = bodies();

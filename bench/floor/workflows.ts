@@ -3,7 +3,7 @@
  * activity, as a regular activity (with or without troupe's heartbeat options) or a local
  * activity. The difference between it and troupe's review loop is troupe's own cost per step.
  */
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { condition, defineQuery, defineSignal, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { FloorActivities } from './activities';
 
 /** How each floor step runs. */
@@ -20,10 +20,49 @@ const plain = proxyActivities<FloorActivities>({ startToCloseTimeout: '30s', ret
 const beating = proxyActivities<FloorActivities>({ startToCloseTimeout: '30s', heartbeatTimeout: '5s', retry });
 const local = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '30s', retry });
 
+/** B4: `k` floor calls at once (one wave), as troupe's star dispatches its agents. */
+export async function floorFanout(k: number): Promise<number> {
+  const replies = await Promise.all(Array.from({ length: k }, (_, step) => plain.floorCall({ step, heartbeat: false })));
+  return replies.reduce((a, b) => a + b, 0);
+}
+
+/** B6: releases a parked floor run. */
+export const floorReleaseSignal = defineSignal('floorRelease');
+
+/** B6: one floor call, then parked until released (as a troupe run waits for an approval). */
+export async function floorParked(): Promise<number> {
+  let released = false;
+  setHandler(floorReleaseSignal, () => {
+    released = true;
+  });
+  const reply = await plain.floorCall({ step: 0, heartbeat: false });
+  await condition(() => released);
+  return reply;
+}
+
+/** Input of {@link floorPayload}. */
+export interface FloorPayloadInput {
+  steps: number;
+  payload: string;
+  replyChars: number;
+}
+
+/** B7: `steps` sequential bare activities, each taking `payload` and returning `replyChars` characters. */
+export async function floorPayload(input: FloorPayloadInput): Promise<number> {
+  let total = 0;
+  for (let step = 0; step < input.steps; step++) total += (await plain.floorEcho({ payload: input.payload, replyChars: input.replyChars })).length;
+  return total;
+}
+
+/** The floor's status query: the steps done so far (B8 compares a troupe query with it). */
+export const floorStepsQuery = defineQuery<number>('floorSteps');
+
 /** Runs `steps` sequential floor calls; returns the total reply length. */
 export async function floorLoop(input: FloorInput): Promise<number> {
   let total = 0;
-  for (let step = 0; step < input.steps; step++) {
+  let done = 0;
+  setHandler(floorStepsQuery, () => done);
+  for (let step = 0; step < input.steps; step++, done++) {
     switch (input.mode) {
       case 'activity':
         total += await plain.floorCall({ step, heartbeat: false });

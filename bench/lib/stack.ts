@@ -21,9 +21,10 @@ import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult } from '../../src/core/ending/result';
 import { startDevServer, type DevServer, type DynamicConfigValue } from '../../src/dev/temporal-server';
 import { bundleWorkflows, createWorker } from '../../src/worker';
+import { startRun } from '../../src/client';
 import { WORKFLOW_TYPE } from '../../src/workflows/messages';
 import { createFloorActivities } from '../floor/activities';
-import type { FloorInput } from '../floor/workflows';
+import type { FloorInput, FloorPayloadInput } from '../floor/workflows';
 import type { RecordedRequest } from './stub-client';
 
 /** The two workflow bundles, built once per suite (webpack is the slow part of a worker start). */
@@ -143,8 +144,14 @@ export interface Stack {
   client: Client;
   /** Start a troupe run of a compiled graph (on the stack's troupe worker unless `taskQueue` is given). */
   startTroupe(graph: CompiledGraph, task: string, taskQueue?: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  /** Start a troupe run as a bare client start would: no memo, no UI metadata, no search attributes. */
+  startTroupePlain(graph: CompiledGraph, task: string, taskQueue?: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Start a floor run. */
   startFloor(input: FloorInput): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  /** Start a floor fan-out of `k` bare activities at once (B4). */
+  startFloorFanout(k: number): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  /** Start a floor run of bare payload activities (B7). */
+  startFloorPayload(input: FloorPayloadInput): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Result of a troupe run. */
   result(handle: WorkflowHandle): Promise<RunResult>;
   close(): Promise<void>;
@@ -182,14 +189,15 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     name: opts.name,
     server,
     client,
-    startTroupe: (graph, task, taskQueue) =>
-      client.workflow.start(WORKFLOW_TYPE, {
-        taskQueue: taskQueue ?? troupeQueue,
-        workflowId: id(graph.name),
-        args: [{ graph, task }],
-      }),
+    // as `troupe run` starts a run: memo, UI summary and details, and troupe's search attributes
+    startTroupe: (graph, task, taskQueue) => startRun(client, { role: graph, task, taskQueue: taskQueue ?? troupeQueue, workflowId: id(graph.name) }),
+    startTroupePlain: (graph, task, taskQueue) =>
+      client.workflow.start(WORKFLOW_TYPE, { taskQueue: taskQueue ?? troupeQueue, workflowId: id(graph.name), args: [{ graph, task }] }),
     startFloor: (input) =>
       client.workflow.start('floorLoop', { taskQueue: floorQueue, workflowId: id('floor'), args: [input] }),
+    startFloorFanout: (k) => client.workflow.start('floorFanout', { taskQueue: floorQueue, workflowId: id('floor-fanout'), args: [k] }),
+    startFloorPayload: (input) =>
+      client.workflow.start('floorPayload', { taskQueue: floorQueue, workflowId: id('floor-payload'), args: [input] }),
     result: (handle) => handle.result() as Promise<RunResult>,
     async close() {
       troupeWorker.shutdown();

@@ -5,7 +5,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import type { ChatBody } from './direct';
-import type { StubCommand, StubReady } from './stub-process';
+import type { StubCommand, StubReady, ToolScript } from './stub-process';
 
 /** A request the stub received, as the baselines replay it. */
 export interface RecordedRequest {
@@ -19,6 +19,8 @@ export interface BenchStub {
   pid: number;
   /** Delay before each reply, and the reply length in characters (~1 KB by default). */
   configure(delayMs: number, replyChars?: number): Promise<void>;
+  /** B7: replies with tool calls for one agent (undefined: plain replies again). */
+  toolCalls(script: ToolScript | undefined): Promise<void>;
   /** Forgets recorded requests and arrival times. */
   reset(): Promise<void>;
   /** Arrival times (epoch ms, sub-ms resolution) of the requests since the last reset. */
@@ -62,6 +64,9 @@ export async function startBenchStub(): Promise<BenchStub> {
     pid: ready.pid,
     configure: async (delayMs, replyChars = 1000) => {
       await call({ op: 'config', delayMs, replyChars });
+    },
+    toolCalls: async (script) => {
+      await call({ op: 'toolCalls', script });
     },
     reset: async () => {
       await call({ op: 'reset' });

@@ -10,10 +10,22 @@ import { startStubLlm, type StubResponder } from '../../test/helpers/stub-llm';
 /** A command the parent sends. */
 export type StubCommand =
   | { id: number; op: 'config'; delayMs: number; replyChars: number }
+  | { id: number; op: 'toolCalls'; script?: ToolScript }
   | { id: number; op: 'reset' }
   | { id: number; op: 'arrivals' }
   | { id: number; op: 'requests' }
   | { id: number; op: 'maxConcurrent' };
+
+/**
+ * B7: the model asks `agent` to call `tool` once per reply, `calls` times in a dispatch (counted from
+ * the tool results in the request), then answers with text.
+ */
+export interface ToolScript {
+  agent: string;
+  calls: number;
+  tool: string;
+  arguments: Record<string, unknown>;
+}
 
 /** The first message the child sends once it listens. */
 export interface StubReady {
@@ -37,9 +49,14 @@ async function main(): Promise<void> {
   let delayMs = 0;
   let replyChars = 1000;
   let arrivals: number[] = [];
+  let tools: ToolScript | undefined;
   const responder: StubResponder = (req) => {
     arrivals.push(performance.timeOrigin + performance.now());
-    return { text: replyText(req.agent, req.n, replyChars), delayMs: delayMs > 0 ? delayMs : undefined };
+    const delay = delayMs > 0 ? delayMs : undefined;
+    if (tools && req.agent === tools.agent && req.messages.filter((m) => m.role === 'tool').length < tools.calls) {
+      return { toolCalls: [{ name: tools.tool, arguments: tools.arguments }], delayMs: delay };
+    }
+    return { text: replyText(req.agent, req.n, replyChars), delayMs: delay };
   };
   stub.respond(responder);
 
@@ -49,6 +66,9 @@ async function main(): Promise<void> {
       case 'config':
         delayMs = cmd.delayMs;
         replyChars = cmd.replyChars;
+        return reply(cmd.id, true);
+      case 'toolCalls':
+        tools = cmd.script;
         return reply(cmd.id, true);
       case 'reset':
         stub.reset();

@@ -42,6 +42,8 @@ export interface BenchOptions {
   long: boolean;
   /** Also measure on dev servers with non-default dynamic config (lib/stack.ts SERVER_VARIANTS). */
   serverVariants: boolean;
+  /** Only the tuned dev server besides P0, and B1 only on it (`--tuned-only`): the quick check of troupe against the floor. */
+  tunedOnly: boolean;
   /** Soft time budget of the whole suite in seconds; B1 scales its repetitions to its share. */
   budgetS: number;
 }

@@ -124,7 +124,8 @@ export async function chatCompletion(
     timedOut = true;
     abort.abort();
   }, timeout);
-  ctx.heartbeat();
+  // the first beat waits one interval: a call answered sooner costs the server no heartbeat, and a
+  // cancellation still reaches a longer call within an interval or two (BENCHMARKS.md, B1)
   const beat = setInterval(() => ctx.heartbeat(), LLM_DEFAULTS.heartbeatIntervalMs);
   try {
     // the raw response, read here, so a body that is cut off, not JSON or an error object is

@@ -1,8 +1,8 @@
 /**
  * What the live view of a followed run knows, folded from follow events: the latest `status`
- * snapshot, when each running agent and tool call was first seen (so elapsed times tick locally
- * between snapshots), the loop cap from the run's graph, and the last steps, decisions and
- * warnings. Pure: the time of each event is passed in.
+ * snapshot moved on by the steps since, when each running agent and tool call was first seen (so
+ * elapsed times tick locally between snapshots), the loop cap from the run's graph, and the last
+ * steps, decisions and warnings. Pure: the time of each event is passed in.
  */
 import type { FollowEvent } from '../follow';
 import type { RunStatusView } from '../core/ending/result';
@@ -41,6 +41,28 @@ function keepRecent<T>(list: T[], item: T): T[] {
   return [...list, item].slice(-RECENT);
 }
 
+/**
+ * The snapshot moved on by a step read from the history (snapshots are taken only when the history
+ * cannot tell what changed): the position, the step count and the tokens. The cost waits for the
+ * next snapshot or the end.
+ */
+function movedOn(status: RunStatusView, step: TranscriptStep): RunStatusView {
+  if (step.step <= status.steps) return status;
+  return {
+    ...status,
+    round: step.round,
+    wave: step.wave,
+    steps: step.step,
+    usage: {
+      ...status.usage,
+      promptTokens: status.usage.promptTokens + step.promptTokens,
+      completionTokens: status.usage.completionTokens + step.completionTokens,
+      totalTokens: status.usage.totalTokens + step.promptTokens + step.completionTokens,
+      agentCalls: status.usage.agentCalls + 1,
+    },
+  };
+}
+
 /** Fold one follow event, received at local time `now`, into the model (returns a new model). */
 export function applyFollowEvent(model: LiveModel, e: FollowEvent, now: number): LiveModel {
   switch (e.kind) {
@@ -57,8 +79,14 @@ export function applyFollowEvent(model: LiveModel, e: FollowEvent, now: number):
       else delete tools[e.id];
       return { ...model, tools };
     }
+    case 'call': {
+      const agents = { ...model.agents };
+      if (e.state === 'started') agents[e.agent] = agents[e.agent] ?? Math.min(e.at, now);
+      else delete agents[e.agent];
+      return { ...model, agents };
+    }
     case 'step':
-      return { ...model, steps: keepRecent(model.steps, e.step) };
+      return { ...model, steps: keepRecent(model.steps, e.step), status: model.status && movedOn(model.status, e.step) };
     case 'decision':
       return { ...model, decisions: keepRecent(model.decisions, e.decision) };
     case 'warning':

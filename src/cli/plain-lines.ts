@@ -8,8 +8,8 @@ import { RUN_TEXT } from './run-texts';
 
 /**
  * The lines of one event, unstamped. `runsBefore` counts the runs of the chain already seen, so a
- * second `started` reads as a continue-as-new. Snapshots and finished tool calls print nothing (a
- * step lists its tool calls with their results).
+ * second `started` reads as a continue-as-new. Snapshots, agent calls and finished tool calls print
+ * nothing (a step lists its tool calls with their results).
  */
 export function eventLines(id: string, e: FollowEvent, runsBefore = 0): string[] {
   switch (e.kind) {
@@ -33,6 +33,7 @@ export function eventLines(id: string, e: FollowEvent, runsBefore = 0): string[]
     case 'started':
       return runsBefore > 0 ? [LIVE_TEXT.continued(e.runId)] : [];
     case 'status':
+    case 'call':
       return [];
     default: {
       const never: never = e;

@@ -32,14 +32,11 @@ export const COMPACTION_BREAKER = 3;
 
 type Prepared = { ok: true; messages: ReturnType<typeof buildAgentMessages> } | { ok: false; end: RunEnd };
 
-/** Build an agent's messages, compacting older context into its rolling summary when needed. */
-async function prepareMessages(run: Run, item: WaveItem, notes: PromptNote[]): Promise<Prepared> {
+/** What goes into an agent's prompt now: task, position, stop rules, its memory, triggers and notes. */
+function promptInput(run: Run, item: WaveItem, notes: PromptNote[]) {
   const { graph, state } = run;
-  const agent = graph.agents[item.agent];
   const memory = (state.memory[item.agent] ??= { own: [] });
-  const thread = () =>
-    graph.context === 'thread' ? state.thread.filter((e) => e.seq > (memory.threadSeq ?? 0)) : [];
-  const build = () => ({
+  return {
     graph,
     agent: item.agent,
     task: state.task,
@@ -52,12 +49,53 @@ async function prepareMessages(run: Run, item: WaveItem, notes: PromptNote[]): P
     summary: memory.summary,
     ownRecent: graph.context === 'inbox' ? memory.own : [],
     triggers: item.triggers,
-    thread: thread(),
+    thread: threadSince(run, item.agent),
     notes,
-  });
+  };
+}
+
+/** The shared thread after the part already summarized for `agent` (empty unless context is `thread`). */
+function threadSince(run: Run, agent: string) {
+  const { graph, state } = run;
+  const seq = state.memory[agent]?.threadSeq ?? 0;
+  return graph.context === 'thread' ? state.thread.filter((e) => e.seq > seq) : [];
+}
+
+/** The messages of a plan that fits, or the end when it does not. */
+function fitted(plan: ReturnType<typeof planContext>, agent: string, window: number | undefined): Prepared {
+  if (!plan.fits) {
+    return {
+      ok: false,
+      end: {
+        status: 'failed',
+        reason: 'token_window_exceeded',
+        reasonText: RUN_TEXTS.windowExceeded(agent, plan.estimatedTokens, window ?? 0),
+      },
+    };
+  }
+  return { ok: true, messages: buildAgentMessages(plan.input) };
+}
+
+/**
+ * An agent's messages when its context fits without compaction (no promise, no activity); undefined
+ * when older context must be compacted first ({@link prepareMessages}).
+ */
+export function messagesWithoutCompaction(run: Run, item: WaveItem, notes: PromptNote[]): Prepared | undefined {
+  const agent = run.graph.agents[item.agent];
+  const window = agent.model.contextWindow;
+  const plan = planContext(promptInput(run, item, notes), window, agent.model.maxTokens ?? 1024);
+  if (window && plan.overflow.length > 0) return undefined;
+  return fitted(plan, item.agent, window);
+}
+
+/** Build an agent's messages, compacting older context into its rolling summary when needed. */
+export async function prepareMessages(run: Run, item: WaveItem, notes: PromptNote[]): Promise<Prepared> {
+  const { graph, state } = run;
+  const agent = graph.agents[item.agent];
+  const memory = (state.memory[item.agent] ??= { own: [] });
   const window = agent.model.contextWindow;
   const reserve = agent.model.maxTokens ?? 1024;
-  let plan = planContext(build(), window, reserve);
+  let plan = planContext(promptInput(run, item, notes), window, reserve);
   if (window && plan.overflow.length > 0) {
     try {
       const label = SUMMARY_TEXTS.compaction(item.agent);
@@ -85,10 +123,10 @@ async function prepareMessages(run: Run, item: WaveItem, notes: PromptNote[]): P
       state.round.usage = addUsage(state.round.usage, compacted.usage);
       memory.summary = compacted.summary;
       memory.own = memory.own.slice(plan.dropped.ownRecent);
-      const summarized = thread().slice(0, plan.dropped.thread);
+      const summarized = threadSince(run, item.agent).slice(0, plan.dropped.thread);
       if (summarized.length > 0) memory.threadSeq = summarized[summarized.length - 1].seq;
       state.compactionFailures = 0;
-      plan = planContext(build(), window, reserve);
+      plan = planContext(promptInput(run, item, notes), window, reserve);
     } catch (err) {
       if (isCancellation(err)) throw err;
       state.compactionFailures += 1;
@@ -106,17 +144,7 @@ async function prepareMessages(run: Run, item: WaveItem, notes: PromptNote[]): P
       }
     }
   }
-  if (!plan.fits) {
-    return {
-      ok: false,
-      end: {
-        status: 'failed',
-        reason: 'token_window_exceeded',
-        reasonText: RUN_TEXTS.windowExceeded(item.agent, plan.estimatedTokens, window ?? 0),
-      },
-    };
-  }
-  return { ok: true, messages: buildAgentMessages(plan.input) };
+  return fitted(plan, item.agent, window);
 }
 
 /** Where an agent's dispatch sits in the run, for its activity labels. */
@@ -131,31 +159,36 @@ export function positionOf(run: Run, agent: string): CallPosition {
   };
 }
 
-/** Dispatch one agent: compaction when needed, then the agent activity. */
-async function dispatchOne(run: Run, item: WaveItem, notes: PromptNote[], options: DispatchOptions) {
+/** What to call for an agent whose messages are ready: its label, and its tool loop or its `callAgent` input. */
+export function agentCall(run: Run, item: WaveItem, messages: ReturnType<typeof buildAgentMessages>, options: DispatchOptions) {
   const { graph, state } = run;
   const agent = graph.agents[item.agent];
-  const { responseSchema } = options;
-  const prepared = await prepareMessages(run, item, notes);
-  if (!prepared.ok) return prepared;
   const position = positionOf(run, item.agent);
   const label = options.retryFor ? SUMMARY_TEXTS.retry(position, options.retryFor) : SUMMARY_TEXTS.agentCall(position);
   const tools = state.tools?.[item.agent];
-  if (tools && tools.length > 0) {
-    return { ok: true as const, result: await runToolLoop(run, item, prepared.messages, tools, label, responseSchema) };
-  }
   const input = {
     workflowId: state.workflowId,
     agent: item.agent,
     model: agent.model,
-    messages: prepared.messages,
+    messages,
     tools: builtinToolsOf(agent.tools),
     ...(agent.maxToolRounds !== undefined ? { maxToolRounds: agent.maxToolRounds } : {}),
     goal: state.goal && agent.tools.includes('goal') ? goalSnapshot(state.goal) : undefined,
-    responseSchema,
+    responseSchema: options.responseSchema,
     timeoutMs: agent.timeoutMs,
   };
-  const callAgent = activitiesFor(agent.timeoutMs).callAgent;
+  return { label, tools: tools && tools.length > 0 ? tools : undefined, input, callAgent: activitiesFor(agent.timeoutMs).callAgent };
+}
+
+/** Dispatch one agent: compaction when needed, then the agent activity. */
+async function dispatchOne(run: Run, item: WaveItem, notes: PromptNote[], options: DispatchOptions) {
+  const prepared = await prepareMessages(run, item, notes);
+  if (!prepared.ok) return prepared;
+  const call = agentCall(run, item, prepared.messages, options);
+  if (call.tools) {
+    return { ok: true as const, result: await runToolLoop(run, item, prepared.messages, call.tools, call.label, options.responseSchema) };
+  }
+  const { label, input, callAgent } = call;
   const result = await tracked(run, label, () => outlivingWorkers(run, label, () => callAgent.executeWithOptions({ summary: summary(label) }, [input])));
   return { ok: true as const, result };
 }
@@ -243,7 +276,7 @@ export async function withDeadlines<T>(run: Run, body: () => Promise<T>): Promis
  * Waits (ms, each after the previous) at which a `timeout_ms` condition of this round is crossed, with
  * the condition's own `timeout_ms`.
  */
-function timeoutWaits(run: Run): Array<{ waitMs: number; atMs: number }> {
+export function timeoutWaits(run: Run): Array<{ waitMs: number; atMs: number }> {
   const { state, graph } = run;
   const roundMs = activeMs(state, Date.now()) - state.round.startedActiveMs;
   // timeouts inside `when` guards are read, not timed

@@ -30,6 +30,7 @@ import type { Run } from './execution';
 import { diagnosticsOf } from './failures';
 import { localActivities } from './proxies';
 import { installHandlers } from './messages';
+import { runRoundLean } from './lean';
 import { judgeWave, recordWave, routeWaveResults } from './processing';
 import { endRound } from './round-end';
 import { runVersion } from './versions';
@@ -55,8 +56,9 @@ async function maybeContinueAsNew(run: Run, input: RunInput): Promise<void> {
 }
 
 /**
- * Run one wave: dispatch the frontier, record, judge and route its results. The round's `timeout_ms`
- * timers cover the judge calls too (troupe 0.1 timed the agents only).
+ * Run one wave (troupe 0.1's path; 0.2 runs `lean.ts`): dispatch the frontier, record, judge and
+ * route its results. The round's `timeout_ms` timers cover the judge calls too (troupe 0.1 timed the
+ * agents only).
  */
 async function runWave(run: Run): Promise<void> {
   const { state } = run;
@@ -99,7 +101,7 @@ async function prepare(run: Run): Promise<RunEnd | undefined> {
   }
 }
 
-/** Run waves until the round's graph stops. */
+/** Run waves until the round's graph stops (troupe 0.1's path; 0.2 runs `runRoundLean`). */
 async function runRound(run: Run, input: RunInput): Promise<RunEnd> {
   for (;;) {
     const before = await nextStep(run, 'before_wave');
@@ -114,7 +116,7 @@ async function runRound(run: Run, input: RunInput): Promise<RunEnd> {
 /** Run every round until the run ends. */
 async function runRounds(run: Run, input: RunInput): Promise<RunEnd> {
   for (;;) {
-    const end = await runRound(run, input);
+    const end = run.version.leanWaves ? await runRoundLean(run, () => maybeContinueAsNew(run, input)) : await runRound(run, input);
     const next = await endRound(run, end);
     if (next.kind === 'end_run') return next.end;
   }

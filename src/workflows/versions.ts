@@ -16,7 +16,9 @@ export const PATCHES = {
    * endpoints and tools are resolved by the worker at run start; unanswered requests are reported;
    * waits for humans carry labelled timers and the run keeps its waiting flag and search attributes
    * up to date; the start no longer writes the memo the client already set; a model call lost with
-   * its worker on every attempt is dispatched again; regexes run on bounded text.
+   * its worker on every attempt is dispatched again; regexes run on bounded text; a wave runs on the
+   * lean path (fewer promises per activation, so commands of one activation may come in another
+   * order).
    */
   v0_2: 'troupe-0.2',
 } as const;
@@ -43,6 +45,13 @@ export interface RunVersion {
   redispatchLost: boolean;
   /** Output-schema `pattern`s are not tested on strings longer than `REGEX_TEXT_LIMIT`. */
   boundedPatterns: boolean;
+  /**
+   * The round loop and its waves run on the lean path (`workflows/lean.ts`): decisions that need no
+   * wait, the continue-as-new check, judging and message building without a promise each, one
+   * promise per call (BENCHMARKS.md, B1 and B5). Within one activation, commands of concurrent
+   * branches (a timer's cancellation, sibling calls) may be issued in another order than before.
+   */
+  leanWaves: boolean;
 }
 
 const V0_1: RunVersion = {
@@ -54,6 +63,7 @@ const V0_1: RunVersion = {
   publishes: false,
   redispatchLost: false,
   boundedPatterns: false,
+  leanWaves: false,
 };
 
 const V0_2: RunVersion = {
@@ -66,6 +76,7 @@ const V0_2: RunVersion = {
   publishes: true,
   redispatchLost: true,
   boundedPatterns: true,
+  leanWaves: true,
 };
 
 /** The version of this run. Call it once, first thing in the workflow. */

@@ -33,6 +33,19 @@ export async function nextStep(run: Run, point: DecisionPoint): Promise<Exclude<
   }
 }
 
+/**
+ * The next step at this point when it needs no wait, decided without a promise (the lean path,
+ * `lean.ts`); undefined when the run must wait first ({@link nextStep} then waits and decides).
+ */
+export function decideNow(run: Run, point: DecisionPoint): Exclude<NextStep, { kind: 'wait' }> | undefined {
+  const { state } = run;
+  if (!state.stop) actOnDecisions(state, run.graph, Date.now());
+  const step = decideNext(situationOf(state, run.graph, point, run.wave, Date.now()), run.version.rules);
+  if (step.kind === 'wait') return undefined;
+  if (step.kind === 'run_wave') startClocks(state, Date.now());
+  return step;
+}
+
 /** Wait (clocks stopped) for the decision on one request; undefined when `stop` arrives first. */
 export async function waitForDecision(run: Run, requestId: string): Promise<HumanRequest | undefined> {
   const { state } = run;

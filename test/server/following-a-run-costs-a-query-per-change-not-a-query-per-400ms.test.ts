@@ -1,8 +1,9 @@
 /**
- * Following a run long-polls its history and queries the worker only when a workflow task has
- * completed: the `status` queries the worker serves for one followed run are about the number of
- * changes, not the elapsed time divided by 400 ms (what polling cost), and a run that waits for a
- * human costs no query at all while it waits. Queries are counted on the worker by an interceptor.
+ * Following a run long-polls its history and queries the worker only when the history cannot tell
+ * what changed: the `status` queries the worker serves for one followed run are at most the number
+ * of changes, never the elapsed time divided by 400 ms (what polling cost); a plain run's steps are
+ * read from its history, so it costs one query; and a run that waits for a human costs no query at
+ * all while it waits. Queries are counted on the worker by an interceptor.
  */
 import { bundleWorkflowCode, DefaultLogger, type InjectedSinks } from '@temporalio/worker';
 import { followRun, type FollowEvent } from '../../src/client';
@@ -94,6 +95,29 @@ describe('following a run', () => {
     // the transcript is asked for only when steps were added
     expect(count(handle.workflowId, 'transcript')).toBeLessThanOrEqual(status);
     console.log(`followed run: ${elapsed} ms, ${tasks} workflow tasks, ${status} status and ${count(handle.workflowId, 'transcript')} transcript queries served`);
+  });
+
+  test('steps are read from the history as the transcript records them: a plain run costs one status query and no transcript', async () => {
+    const handle = await h.start(LOOP);
+    const events: FollowEvent[] = [];
+    const result = await followRun(handle, (e) => events.push(e));
+    expect(result).toMatchObject({ status: 'exhausted', steps: 6 });
+    const steps = events.flatMap((e) => (e.kind === 'step' ? [e.step] : []));
+    // the worker's own transcript (a query on the closed run, replayed) holds the very same entries
+    expect(steps).toEqual(await handle.query('transcript'));
+    // the snapshot at the start is the only query; the end comes from the RunResult
+    expect(count(handle.workflowId, 'status')).toBe(1);
+    expect(count(handle.workflowId, 'transcript')).toBe(1); // the assertion's own, above
+    const last = events.filter((e) => e.kind === 'status').pop();
+    expect(last).toMatchObject({ status: { phase: 'finished', steps: 6, final: { status: 'exhausted' } } });
+    expect(events.filter((e) => e.kind === 'call' && e.state === 'started').map((e) => e.kind === 'call' && e.agent)).toEqual([
+      'writer',
+      'critic',
+      'writer',
+      'critic',
+      'writer',
+      'critic',
+    ]);
   });
 
   test('a run waiting for a human costs no query while it waits', async () => {

@@ -1,8 +1,9 @@
-import { parseSignalPayload, SIGNAL_NAMES } from '../../src/core/humans/signals';
+import { parseSignalPayload, SIGNAL_NAMES, signalPayloadSchemas } from '../../src/core/humans/signals';
 
 describe('parseSignalPayload: valid payloads', () => {
   it('knows every signal of §7', () => {
     expect(SIGNAL_NAMES).toEqual(['pause', 'resume', 'approve', 'reject', 'answer', 'message', 'signal', 'stop']);
+    expect(Object.keys(signalPayloadSchemas())).toEqual([...SIGNAL_NAMES]);
   });
 
   it('pause and resume take no payload (undefined, null or {})', () => {

@@ -2,7 +2,7 @@ import { buildRunResult } from '../../src/core/ending/result';
 import { openRequest } from '../../src/core/humans/requests';
 import { currentDetails, DETAILS_MAX_BYTES, staticDetails, staticSummary } from '../../src/core/observe/details';
 import { listQuery, searchAttributeFlags } from '../../src/core/observe/search';
-import { summary, SUMMARY_MAX_BYTES, SUMMARY_TEXTS } from '../../src/core/observe/summaries';
+import { parseAgentCall, summary, SUMMARY_MAX_BYTES, SUMMARY_TEXTS } from '../../src/core/observe/summaries';
 import { createRunState } from '../../src/core/state/state';
 import { utf8ByteLength } from '../../src/core/text/utf8';
 import { compileYaml } from '../helpers/compile';
@@ -43,6 +43,23 @@ describe('activity and timer labels', () => {
     expect(long).not.toContain('\n');
     expect(long).not.toContain('\uFFFD');
     expect(summary('a\n  b')).toBe('a b');
+  });
+});
+
+describe('reading an agent-call label back (the follower reads steps from the history)', () => {
+  test('the position of a plain agent call, with or without its iteration', () => {
+    const inLoop = { agent: 'writer', round: 2, wave: 5, iteration: 3 };
+    expect(parseAgentCall(summary(SUMMARY_TEXTS.agentCall(inLoop)))).toEqual(inLoop);
+    const acyclic = { agent: 'analyst-1', round: 1, wave: 1 };
+    expect(parseAgentCall(summary(SUMMARY_TEXTS.agentCall(acyclic)))).toEqual(acyclic);
+  });
+
+  test('no position from a retry, a tool-loop step, another label or a label cut to 200 bytes', () => {
+    const p = { agent: 'writer', round: 1, wave: 2 };
+    expect(parseAgentCall(SUMMARY_TEXTS.retry(p, 'output'))).toBeUndefined();
+    expect(parseAgentCall(SUMMARY_TEXTS.toolLoopStep(SUMMARY_TEXTS.agentCall(p), 1))).toBeUndefined();
+    expect(parseAgentCall(SUMMARY_TEXTS.judge('writer'))).toBeUndefined();
+    expect(parseAgentCall(summary(SUMMARY_TEXTS.agentCall({ ...p, agent: 'a'.repeat(250) })))).toBeUndefined();
   });
 });
 

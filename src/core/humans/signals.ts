@@ -37,40 +37,54 @@ function jsonBytes(v: unknown): number {
   }
 }
 
-/** The payload schema of every signal. Unknown keys are errors, so a typo is never ignored silently. */
-export const SIGNAL_PAYLOAD_SCHEMAS = {
-  pause: noPayload,
-  resume: noPayload,
-  approve: z.strictObject({ requestId: name.optional(), note: text.optional(), by }),
-  reject: z.strictObject({ requestId: name.optional(), reason: nonEmpty, by }),
-  answer: z.strictObject({ requestId: name.optional(), text: nonEmpty, by }),
-  message: z.strictObject({ text: nonEmpty, to: name.optional() }),
-  signal: z.strictObject({
-    type: z.string().max(MAX_SIGNAL_NAME_CHARS).regex(SIGNAL_TYPE_RE, 'must match [a-z][a-z0-9_]*'),
-    payload: z
-      .unknown()
-      .refine((p) => jsonBytes(p) <= MAX_SIGNAL_PAYLOAD_BYTES, `must be at most ${MAX_SIGNAL_PAYLOAD_BYTES / 1024} KiB as JSON`)
-      .optional(),
-  }),
-  stop: z.strictObject({ reason: text.optional() }),
-} as const;
+/**
+ * The payload schema of every signal. Unknown keys are errors, so a typo is never ignored silently.
+ * Built once, on first use, and kept out of the module's exports: the worker shares troupe's modules
+ * between runs and freezes what they export (`sharedModules` in src/worker.ts), and zod completes a
+ * schema's methods on first use and resets its patterns' `lastIndex`, which frozen objects refuse.
+ */
+function buildSignalSchemas() {
+  return {
+    pause: noPayload,
+    resume: noPayload,
+    approve: z.strictObject({ requestId: name.optional(), note: text.optional(), by }),
+    reject: z.strictObject({ requestId: name.optional(), reason: nonEmpty, by }),
+    answer: z.strictObject({ requestId: name.optional(), text: nonEmpty, by }),
+    message: z.strictObject({ text: nonEmpty, to: name.optional() }),
+    signal: z.strictObject({
+      // a regex of its own: zod resets a pattern's lastIndex, and the exported one is frozen
+      type: z.string().max(MAX_SIGNAL_NAME_CHARS).regex(new RegExp(SIGNAL_TYPE_RE.source, SIGNAL_TYPE_RE.flags), 'must match [a-z][a-z0-9_]*'),
+      payload: z
+        .unknown()
+        .refine((p) => jsonBytes(p) <= MAX_SIGNAL_PAYLOAD_BYTES, `must be at most ${MAX_SIGNAL_PAYLOAD_BYTES / 1024} KiB as JSON`)
+        .optional(),
+    }),
+    stop: z.strictObject({ reason: text.optional() }),
+  } as const;
+}
+
+type SignalSchemas = ReturnType<typeof buildSignalSchemas>;
+let schemas: SignalSchemas | undefined;
+
+/** The payload schemas of the signals (built on first use). */
+export function signalPayloadSchemas(): SignalSchemas {
+  return (schemas ??= buildSignalSchemas());
+}
 
 /** Signal names (part of the CLI contract). */
-export type SignalName = keyof typeof SIGNAL_PAYLOAD_SCHEMAS;
+export type SignalName = keyof SignalSchemas;
 
 /** Signal names in a list. */
-export const SIGNAL_NAMES = Object.keys(SIGNAL_PAYLOAD_SCHEMAS) as SignalName[];
+export const SIGNAL_NAMES: readonly SignalName[] = ['pause', 'resume', 'approve', 'reject', 'answer', 'message', 'signal', 'stop'];
 
 /** What a sender passes for each signal (zod's input side: optional fields may be left out). */
-export type SignalInputs = { [K in SignalName]: z.input<(typeof SIGNAL_PAYLOAD_SCHEMAS)[K]> };
+export type SignalInputs = { [K in SignalName]: z.input<SignalSchemas[K]> };
 
 /** The parsed payload type of each signal. */
-export type SignalPayloads = { [K in SignalName]: z.output<(typeof SIGNAL_PAYLOAD_SCHEMAS)[K]> };
+export type SignalPayloads = { [K in SignalName]: z.output<SignalSchemas[K]> };
 
 /** A parsed payload, or the warning to record instead. */
 export type ParsedPayload<T> = { ok: true; value: T } | { ok: false; warning: string };
-
-
 
 function issueText(error: z.ZodError): string {
   return error.issues
@@ -84,10 +98,11 @@ export function parseSignalPayload<K extends SignalName>(name: K, raw: unknown):
 /** Parse a payload of a signal named at run time (an unknown name is a warning). */
 export function parseSignalPayload(name: string, raw: unknown): ParsedPayload<unknown>;
 export function parseSignalPayload(name: string, raw: unknown): ParsedPayload<unknown> {
-  if (!Object.prototype.hasOwnProperty.call(SIGNAL_PAYLOAD_SCHEMAS, name)) {
+  const all = signalPayloadSchemas();
+  if (!Object.prototype.hasOwnProperty.call(all, name)) {
     return { ok: false, warning: HUMAN_TEXTS.signals.unknownSignal(name) };
   }
-  const schema: z.ZodType = SIGNAL_PAYLOAD_SCHEMAS[name as SignalName];
+  const schema: z.ZodType = all[name as SignalName];
   const parsed = schema.safeParse(name === 'pause' || name === 'resume' ? raw : (raw ?? {}));
   return parsed.success
     ? { ok: true, value: parsed.data }

@@ -53,9 +53,7 @@ export function recordResult(
   options: { keepLines?: boolean } = {},
 ): RecordedResult {
   const { item, result } = outcome;
-  const captured = recapText(captureResult(result.text), TEXT_CAP_BYTES);
-  const normalized = normalizeResult(captured);
-  const hash = hashResult(normalized);
+  const { captured, normalized, hash } = capturedResult(result.text);
   const round = state.round;
 
   state.steps += 1;
@@ -82,19 +80,7 @@ export function recordResult(
   pushBounded(state.thread, { agent: item.agent, text: captured, seq: state.threadSeq }, THREAD_KEPT);
   pushBounded(
     state.transcript,
-    {
-      step: state.steps,
-      agent: item.agent,
-      round: round.round,
-      wave: round.wave,
-      hash,
-      promptTokens: result.usage.promptTokens,
-      completionTokens: result.usage.completionTokens,
-      text: captured.slice(0, 500),
-      at: now,
-      kind,
-      ...(result.toolCalls?.length ? { tools: result.toolCalls } : {}),
-    },
+    transcriptStep({ step: state.steps, agent: item.agent, round: round.round, wave: round.wave, at: now, kind }, result, { captured, hash }),
     MAX_TRANSCRIPT,
   );
   for (const w of result.warnings) warn(state, w);
@@ -119,6 +105,40 @@ export function recordResult(
     }
   }
   return { agent: item.agent, text: captured, hash, goalEvents };
+}
+
+/** An agent's result text as recorded: captured (the ```result block), cut to 64 KiB, normalized, hashed. */
+export function capturedResult(text: string): { captured: string; normalized: string; hash: string } {
+  const captured = recapText(captureResult(text), TEXT_CAP_BYTES);
+  const normalized = normalizeResult(captured);
+  return { captured, normalized, hash: hashResult(normalized) };
+}
+
+/** Characters of a result's text a transcript step keeps. */
+export const STEP_TEXT_CHARS = 500;
+
+/**
+ * The transcript entry of a recorded result. Shared with the client (`src/follow.ts`), which builds
+ * the same entries from the run's history instead of asking the worker.
+ */
+export function transcriptStep(
+  where: Pick<TranscriptStep, 'step' | 'agent' | 'round' | 'wave' | 'at'> & { kind: NonNullable<TranscriptStep['kind']> },
+  result: Pick<AgentCallResult, 'usage' | 'toolCalls'>,
+  recorded: { captured: string; hash: string },
+): TranscriptStep {
+  return {
+    step: where.step,
+    agent: where.agent,
+    round: where.round,
+    wave: where.wave,
+    hash: recorded.hash,
+    promptTokens: result.usage.promptTokens,
+    completionTokens: result.usage.completionTokens,
+    text: recorded.captured.slice(0, STEP_TEXT_CHARS),
+    at: where.at,
+    kind: where.kind,
+    ...(result.toolCalls?.length ? { tools: result.toolCalls } : {}),
+  };
 }
 
 /** A one-line summary from a signal payload's usual fields. */

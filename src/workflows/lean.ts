@@ -1,0 +1,136 @@
+/**
+ * The round loop's hot path since troupe 0.2 (`RunVersion.leanWaves`): the same decisions, calls and
+ * records as the 0.1 path in `run.ts` and `dispatch.ts`, with a promise only where the workflow
+ * waits. The SDK captures a stack trace for every promise a workflow creates, so promises were most
+ * of troupe's cost per step over a bare activity (BENCHMARKS.md, B1 and B5): a decision that needs
+ * no wait, the continue-as-new check, a wave without judges and an agent's messages without
+ * compaction now take none, and a call takes one. Fewer promises also mean fewer microtask turns, so
+ * within one activation the commands of concurrent branches may come in another order than on the
+ * 0.1 path, which is why this is a version of the workflow and not a refactoring.
+ */
+import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
+import type { RunEnd } from '../core/ending/result';
+import { RUN_TEXTS } from '../core/ending/texts';
+import { judgeTargets } from '../core/conditions/walk';
+import { warn, takeNotes } from '../core/state/state';
+import type { AgentOutcome, RecordedResult } from '../core/waves/record';
+import { beginWave, type WaveItem } from '../core/waves/routing';
+import type { RunningCall } from '../core/observe/details';
+import { summary } from '../core/observe/summaries';
+import { agentCall, messagesWithoutCompaction, prepareMessages, timeoutWaits, withDeadlines, type DispatchOptions } from './dispatch';
+import type { Run } from './execution';
+import { failureEnd, LOST_CALL_REDISPATCHES, lostWithWorker } from './failures';
+import { publish } from './observe';
+import { judgeWave, recordWave, routeWaveResults } from './processing';
+import { runToolLoop } from './tool-loop';
+import { decideNow, nextStep } from './waits';
+
+/** Run waves until the round's graph stops; `continueAsNew` is called when Temporal suggests it. */
+export async function runRoundLean(run: Run, continueAsNew: () => Promise<void>): Promise<RunEnd> {
+  for (;;) {
+    const before = decideNow(run, 'before_wave') ?? (await nextStep(run, 'before_wave'));
+    if (before.kind !== 'run_wave') return before.end;
+    if (workflowInfo().continueAsNewSuggested) await continueAsNew();
+    await runWave(run);
+    const after = decideNow(run, 'after_wave') ?? (await nextStep(run, 'after_wave'));
+    if (after.kind !== 'run_wave') return after.end;
+  }
+}
+
+/**
+ * One wave: dispatch, record, judge (only when a `converged` condition reads one of its agents), and
+ * route. The round's `timeout_ms` timers cover the dispatch and the judging.
+ */
+async function runWave(run: Run): Promise<void> {
+  const items = beginWave(run.state);
+  run.wave = {};
+  let recorded: RecordedResult[];
+  if (timeoutWaits(run).length === 0) {
+    recorded = recordWave(run, await dispatchWave(run, items));
+    if (judging(run, recorded)) await judgeWave(run, recorded.map((r) => r.agent));
+  } else {
+    recorded = await withDeadlines(run, async () => {
+      const done = recordWave(run, await dispatchWave(run, items));
+      if (judging(run, done)) await judgeWave(run, done.map((r) => r.agent));
+      return done;
+    });
+  }
+  if (run.wave.failure || run.wave.timedOut) return;
+  routeWaveResults(run, recorded);
+}
+
+/** Whether the wave's results go to the judge: it ran to its end and a `converged` condition reads one of them. */
+function judging(run: Run, recorded: RecordedResult[]): boolean {
+  if (run.wave.failure || run.wave.timedOut || run.state.stop) return false;
+  const { graph } = run;
+  return judgeTargets(graph.termination, graph.edges).some((t) => recorded.some((r) => r.agent === t.agent));
+}
+
+/**
+ * Dispatch the agents of a wave concurrently; the outcomes of those that finished, in wave order.
+ * The first failure is recorded in `run.wave.failure` and cancels the siblings. Every call is
+ * scheduled before the first `await`.
+ */
+export async function dispatchWave(run: Run, items: WaveItem[], options: DispatchOptions = {}): Promise<AgentOutcome[]> {
+  const { state } = run;
+  const broadcast = state.broadcast;
+  state.broadcast = [];
+  const notesFor = items.map((item) => [...(options.notes?.[item.agent] ?? []), ...takeNotes(state, item.agent, broadcast)]);
+  const settled: Array<AgentOutcome | undefined> = items.map(() => undefined);
+  run.inFlight = items.map((i) => i.agent);
+  const one = async (item: WaveItem, index: number, cancelSiblings: () => void): Promise<void> => {
+    try {
+      // messages without a promise unless older context must be compacted first
+      const prepared = messagesWithoutCompaction(run, item, notesFor[index]) ?? (await prepareMessages(run, item, notesFor[index]));
+      if (!prepared.ok) {
+        run.wave.failure ??= prepared.end;
+        cancelSiblings();
+        return;
+      }
+      const { label, tools, input, callAgent } = agentCall(run, item, prepared.messages, options);
+      const result = tools
+        ? await runToolLoop(run, item, prepared.messages, tools, label, options.responseSchema)
+        : await trackedCall(run, label, () => callAgent.executeWithOptions({ summary: summary(label) }, [input]));
+      settled[index] = { item, result };
+    } catch (err) {
+      if (run.root.consideredCancelled) throw err;
+      if (isCancellation(err)) return;
+      run.wave.failure ??= failureEnd(err, item.agent);
+      cancelSiblings();
+    } finally {
+      run.inFlight = run.inFlight.filter((a) => a !== item.agent);
+    }
+  };
+  if (items.length === 1) {
+    // no sibling to cancel: no scope of its own
+    await one(items[0], 0, () => undefined);
+  } else {
+    const scope = new CancellationScope();
+    await scope.run(() => Promise.all(items.map((item, index) => one(item, index, () => scope.cancel()))));
+  }
+  run.inFlight = [];
+  return settled.filter((o): o is AgentOutcome => o !== undefined);
+}
+
+/**
+ * Run `call` listed as running in the current details under `label`, and dispatch it again when it
+ * was lost with its worker on every attempt (`tracked` and `outlivingWorkers` in one promise).
+ */
+async function trackedCall<T>(run: Run, label: string, call: () => Promise<T>): Promise<T> {
+  const entry: RunningCall = { label, since: Date.now() };
+  run.running = [...run.running, entry];
+  publish(run);
+  try {
+    for (let lost = 1; ; lost++) {
+      try {
+        return await call();
+      } catch (err) {
+        if (!run.version.redispatchLost || !lostWithWorker(err) || lost > LOST_CALL_REDISPATCHES) throw err;
+        warn(run.state, RUN_TEXTS.callLost(label, lost, LOST_CALL_REDISPATCHES));
+      }
+    }
+  } finally {
+    run.running = run.running.filter((e) => e !== entry);
+    publish(run);
+  }
+}
