@@ -103,7 +103,9 @@ export async function runB2(ctx: BenchContext): Promise<BenchReport> {
   const serverBytes = serverSizes.length ? serverSizes[serverSizes.length - 1].bytes : Number.NaN;
   const encodedTotal = rows.reduce((n, r) => n + r.bytes, 0);
   const naive = naiveProjection(h, 5000);
-  const stray = (counts.TIMER_STARTED ?? 0) + (counts.MARKER_RECORDED ?? 0) + (counts.WORKFLOW_EXECUTION_SIGNALED ?? 0);
+  // the one marker a run may hold is its version's (patched(), in its first workflow task: docs/architecture.md)
+  const versionMarkers = (h.events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch').length;
+  const stray = (counts.TIMER_STARTED ?? 0) + (counts.MARKER_RECORDED ?? 0) - versionMarkers + (counts.WORKFLOW_EXECUTION_SIGNALED ?? 0);
   const payloadRatio = (s: IterationSlice) => s.bytes / (s.inputBytes + s.resultBytes);
   const fixedEvents = rows.length - 12 * B2_ITERATIONS;
 
@@ -127,7 +129,8 @@ export async function runB2(ctx: BenchContext): Promise<BenchReport> {
         ['events', rows.length],
         ['fixed events per run (events − 12 × iterations)', fixedEvents],
         ['event types', Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')],
-        ['stray timers / markers / signals', stray],
+        ['version markers (patched(), once per run)', versionMarkers],
+        ['stray timers / markers / signals (besides the version marker)', stray],
         ['encoded history bytes', encodedTotal],
         ['server-reported history size (last WorkflowTaskStarted)', serverBytes],
         ['iterations until continue-as-new is suggested (4,096 events)', Math.floor((4096 - fixedEvents) / 12)],
@@ -151,7 +154,7 @@ export async function runB2(ctx: BenchContext): Promise<BenchReport> {
 
   const targets: TargetCheck[] = [
     { target: 'Exactly 12 events per iteration', measured: `${[...eventsAll].join(', ')}`, met: eventsAll.size === 1 && eventsAll.has(12) },
-    { target: 'No stray timers, markers or signals', measured: String(stray), met: stray === 0 },
+    { target: 'No stray timers, markers or signals (the version marker aside)', measured: `${stray} (version markers: ${versionMarkers})`, met: stray === 0 && versionMarkers <= 1 },
     {
       target: 'Bytes per iteration flat (iteration 190 within 2% of iteration 10)',
       measured: `${early.bytes} → ${late.bytes} B (slope ${round(bytesFit.slope, 2)} B/iteration)`,

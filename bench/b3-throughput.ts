@@ -19,6 +19,9 @@ import type { BenchContext, BenchReport, TargetCheck } from './lib/types';
 /** Iterations per workflow (2 activities each). */
 export const B3_ITERATIONS = 5;
 
+/** Repetitions per point: an odd number, so that one has the median ratio (at least 3; runs of ~2 s on a shared box vary by ±15 %). */
+const B3_REPS = (ctx: BenchContext) => Math.max(3, ctx.options.reps | 1);
+
 interface Point {
   server: string;
   n: number;
@@ -37,25 +40,31 @@ interface Point {
   stepMs: number[];
 }
 
-async function point(ctx: BenchContext, n: number, delayMs: number, stack: Stack = ctx.p0): Promise<Point> {
+async function point(ctx: BenchContext, n: number, delayMs: number, stack: Stack = ctx.p0, floorFirst = false): Promise<Point> {
   const perChain = 2 * B3_ITERATIONS;
   const roles = { server: stack.server.pid, worker: ctx.pids.worker, stub: ctx.pids.stub };
   const graph = compileYaml(reviewLoopYaml(B3_ITERATIONS, 'bench-throughput'));
   let handles: WorkflowHandle[] = [];
-  const troupe = await measure(ctx.stub, roles, async () => {
-    handles = await Promise.all(Array.from({ length: n }, () => stack.startTroupe(graph, BENCH_TASK)));
-    await Promise.all(handles.map((h) => stack.result(h)));
-  });
+  const runTroupe = () =>
+    measure(ctx.stub, roles, async () => {
+      handles = await Promise.all(Array.from({ length: n }, () => stack.startTroupe(graph, BENCH_TASK)));
+      await Promise.all(handles.map((h) => stack.result(h)));
+    });
+  // the floor: N bare-activity loops sending the same number of recorded requests
+  const runFloor = () =>
+    measure(ctx.stub, roles, async () => {
+      const floors = await Promise.all(Array.from({ length: n }, () => stack.startFloor({ steps: perChain, mode: 'activity' })));
+      await Promise.all(floors.map((f) => f.result()));
+    });
+  // back to back, the order alternating between repetitions
+  const floorEarly = floorFirst ? await runFloor() : undefined;
+  const troupe = await runTroupe();
+  const floor = floorEarly ?? (await runFloor());
   const stepMs: number[] = [];
   for (const h of handles) {
     const steps = activitySteps(await h.fetchHistory());
     for (let i = 1; i < steps.length; i++) stepMs.push(steps[i].scheduledMs - steps[i - 1].scheduledMs);
   }
-  // the floor: N bare-activity loops sending the same number of recorded requests
-  const floor = await measure(ctx.stub, roles, async () => {
-    const floors = await Promise.all(Array.from({ length: n }, () => stack.startFloor({ steps: perChain, mode: 'activity' })));
-    await Promise.all(floors.map((f) => f.result()));
-  });
   const client = benchClient(ctx.stub.url);
   const pool = await measure(ctx.stub, roles, () => promisePool(client, ctx.requests, n, perChain));
   // the peer: N threads of the same loop as a LangGraph.js graph, in this process
@@ -101,8 +110,9 @@ export async function runB3(ctx: BenchContext): Promise<BenchReport> {
     for (const p of plan) {
       await ctx.stub.configure(p.delayMs);
       const reps: Point[] = [];
-      for (let rep = 0; rep < Math.min(ctx.options.reps, 2); rep++) reps.push(await point(ctx, p.n, p.delayMs, p.stack));
-      const best = reps.sort((a, b) => a.troupePerSec - b.troupePerSec)[Math.floor((reps.length - 1) / 2)];
+      for (let rep = 0; rep < B3_REPS(ctx); rep++) reps.push(await point(ctx, p.n, p.delayMs, p.stack, rep % 2 === 1));
+      // the repetition whose troupe ÷ floor ratio is the median (troupe and the floor ran back to back in it)
+      const best = reps.sort((a, b) => a.troupePerSec / a.floorPerSec - b.troupePerSec / b.floorPerSec)[Math.floor((reps.length - 1) / 2)];
       points.push(best);
       ctx.log(`B3 ${best.server} N=${p.n} delay ${p.delayMs}: troupe ${round(best.troupePerSec)}/s, floor ${round(best.floorPerSec)}/s, pool ${round(best.poolPerSec)}/s`);
     }
@@ -160,7 +170,7 @@ export async function runB3(ctx: BenchContext): Promise<BenchReport> {
   return {
     id: 'B3',
     title: 'N concurrent review loops (throughput)',
-    method: `N workflows started at once, each a review loop of ${B3_ITERATIONS} iterations (${2 * B3_ITERATIONS} activities); wall = first start → last result. In the same run: the floor (N bare-activity workflows of ${2 * B3_ITERATIONS} steps sending the same recorded requests), the peer (N threads of the same loop as a LangGraph.js graph checkpointed after every step, bench/peers, when installed) and a promise pool of N chains each sending ${2 * B3_ITERATIONS} recorded requests directly. Completions/s = stub requests / wall. Lower median of ${Math.min(ctx.options.reps, 2)} runs per point (after a warm-up).`,
+    method: `N workflows started at once, each a review loop of ${B3_ITERATIONS} iterations (${2 * B3_ITERATIONS} activities); wall = first start → last result. In the same run: the floor (N bare-activity workflows of ${2 * B3_ITERATIONS} steps sending the same recorded requests), the peer (N threads of the same loop as a LangGraph.js graph checkpointed after every step, bench/peers, when installed) and a promise pool of N chains each sending ${2 * B3_ITERATIONS} recorded requests directly. Completions/s = stub requests / wall. Troupe and the floor run back to back, in alternating order; each point is the repetition with the median troupe ÷ floor ratio of ${B3_REPS(ctx)} (after a warm-up).`,
     tables: [
       {
         title: 'Throughput (activity completions per second)',

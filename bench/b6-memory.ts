@@ -11,7 +11,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { startRun } from '../src/client';
+import { workflowEntry } from '../src/worker';
 import { WORKFLOW_TYPE } from '../src/workflows/messages';
 import { BENCH_TASK } from './lib/loops';
 import { compileYaml, SERVER_VARIANTS, startStack, type Stack } from './lib/stack';
@@ -95,16 +97,17 @@ async function waitForCount(client: Client, query: string, count: number, timeou
 }
 
 interface Point {
-  kind: 'troupe' | 'floor';
+  worker: string;
   runs: number;
   memory: WorkerMemory;
 }
 
 /** Parks runs on a fresh worker of `kind` and measures its memory at each count. */
-async function park(ctx: BenchContext, stack: Stack, kind: 'troupe' | 'floor', bundleFile: string): Promise<{ empty: WorkerMemory; points: Point[]; worker: ChildWorker }> {
-  const taskQueue = `bench-parked-${kind}-${process.pid}`;
-  const worker = await forkWorker(kind, stack, taskQueue, ctx.stub.url, bundleFile);
-  const empty = await worker.memory();
+async function park(ctx: BenchContext, stack: Stack, worker: WorkerUnderTest, bundleFile: string): Promise<{ empty: WorkerMemory; points: Point[]; worker: ChildWorker }> {
+  const { kind, name } = worker;
+  const taskQueue = `bench-parked-${name.replace(/[^a-z0-9]+/gi, '-')}-${process.pid}`;
+  const child = await forkWorker(kind, stack, taskQueue, ctx.stub.url, bundleFile);
+  const empty = await child.memory();
   const points: Point[] = [];
   const graph = compileYaml(APPROVAL_ROLE);
   let started = 0;
@@ -115,8 +118,8 @@ async function park(ctx: BenchContext, stack: Stack, kind: 'troupe' | 'floor', b
         await Promise.all(
           Array.from({ length: Math.min(50, batch - i) }, (_, j) =>
             kind === 'troupe'
-              ? startRun(stack.client, { role: graph, task: BENCH_TASK, taskQueue, workflowId: `parked-troupe-${started + i + j}` })
-              : stack.client.workflow.start('floorParked', { taskQueue, workflowId: `parked-floor-${started + i + j}` }),
+              ? startRun(stack.client, { role: graph, task: BENCH_TASK, taskQueue, workflowId: `${taskQueue}-${started + i + j}` })
+              : stack.client.workflow.start('floorParked', { taskQueue, workflowId: `${taskQueue}-${started + i + j}` }),
           ),
         );
       }
@@ -132,32 +135,47 @@ async function park(ctx: BenchContext, stack: Stack, kind: 'troupe' | 'floor', b
         }
         await new Promise((r) => setTimeout(r, 2000));
       }
-      const memory = await worker.memory();
-      points.push({ kind, runs: target, memory });
-      ctx.log(`B6 ${kind}: ${target} runs parked, RSS ${round(memory.rss)} MiB, heap ${round(memory.heapUsed)} MiB (empty: ${round(empty.rss)} / ${round(empty.heapUsed)})`);
+      const memory = await child.memory();
+      points.push({ worker: name, runs: target, memory });
+      ctx.log(`B6 ${name}: ${target} runs parked, RSS ${round(memory.rss)} MiB, heap ${round(memory.heapUsed)} MiB (empty: ${round(empty.rss)} / ${round(empty.heapUsed)})`);
     }
   } catch (err) {
-    await worker.stop();
+    await child.stop();
     throw err;
   }
-  return { empty, points, worker };
+  return { empty, points, worker: child };
 }
+
+/** A worker B6 measures: which child worker runs, and its row's name. */
+interface WorkerUnderTest {
+  kind: 'troupe' | 'floor';
+  name: string;
+}
+
+/** The workers B6 measures, in order, with the bundle each starts from. */
+const WORKERS = {
+  troupe: { kind: 'troupe', name: 'troupe' },
+  floor: { kind: 'floor', name: 'floor' },
+  unshared: { kind: 'troupe', name: 'troupe, modules loaded per run (before: no preloadModules)' },
+} as const satisfies Record<string, WorkerUnderTest>;
 
 /** Runs B6. */
 export async function runB6(ctx: BenchContext): Promise<BenchReport> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-bench-b6-'));
-  const bundleFile = (kind: 'troupe' | 'floor') => {
-    const file = path.join(dir, `${kind}.json`);
-    const b = ctx.bundles[kind];
+  // the "before" of sharing troupe's modules between cached runs: the same entry bundled without preloadModules
+  const unshared = await bundleWorkflowCode({ workflowsPath: workflowEntry(), logger: new DefaultLogger('WARN') });
+  const bundleFile = (which: keyof typeof WORKERS) => {
+    const file = path.join(dir, `${which}.json`);
+    const b = which === 'unshared' ? unshared : ctx.bundles[which];
     fs.writeFileSync(file, JSON.stringify({ code: b.code, sourceMap: b.sourceMap }));
     return file;
   };
   const stack = await startStack({ name: 'B6', bundles: ctx.bundles, stubUrl: ctx.stub.url, floorRequests: () => ctx.requests, dynamicConfig: SERVER_VARIANTS.tuned.dynamicConfig });
   const results: Array<Awaited<ReturnType<typeof park>>> = [];
   try {
-    for (const kind of ['troupe', 'floor'] as const) {
+    for (const which of ['troupe', 'floor', 'unshared'] as const) {
       await ctx.stub.reset();
-      const r = await park(ctx, stack, kind, bundleFile(kind));
+      const r = await park(ctx, stack, WORKERS[which], bundleFile(which));
       await r.worker.stop();
       results.push(r);
     }
@@ -169,7 +187,7 @@ export async function runB6(ctx: BenchContext): Promise<BenchReport> {
   const perRunKB = (p: Point, empty: WorkerMemory, key: keyof WorkerMemory) => ((p.memory[key] - empty[key]) * 1024) / p.runs;
   const rows = results.flatMap((r) =>
     r.points.map((p) => [
-      p.kind,
+      p.worker,
       p.runs,
       fmt(r.empty.rss),
       fmt(p.memory.rss),
@@ -180,21 +198,32 @@ export async function runB6(ctx: BenchContext): Promise<BenchReport> {
       fmt(perRunKB(p, r.empty, 'external'), 0),
     ]),
   );
-  const troupe = results[0];
-  const floor = results[1];
+  const [troupe, floor, before] = results;
+  const kbAt = (r: (typeof results)[number], runs: number) => {
+    const point = r.points.find((p) => p.runs === runs);
+    return point ? perRunKB(point, r.empty, 'rss') : Number.NaN;
+  };
   const targets: TargetCheck[] = [];
   for (const p of troupe.points) {
     const kb = perRunKB(p, troupe.empty, 'rss');
-    const floorPoint = floor.points.find((f) => f.runs === p.runs);
-    const floorKb = floorPoint ? perRunKB(floorPoint, floor.empty, 'rss') : Number.NaN;
-    targets.push({ target: `(issue 13) M=${p.runs} runs waiting for approval: worker RSS per run ≤ ${B6_LIMIT_KB} KB above an empty worker`, measured: `${fmt(kb, 0)} KB (floor: ${fmt(floorKb, 0)} KB)`, met: kb <= B6_LIMIT_KB });
+    targets.push({
+      target: `(issue 13) M=${p.runs} runs waiting for approval: worker RSS per run ≤ ${B6_LIMIT_KB} KB above an empty worker`,
+      measured: `${fmt(kb, 0)} KB (floor: ${fmt(kbAt(floor, p.runs), 0)} KB, ×${fmt(kb / kbAt(floor, p.runs), 2)}; before sharing modules: ${fmt(kbAt(before, p.runs), 0)} KB)`,
+      met: kb <= B6_LIMIT_KB,
+    });
   }
+  // the marginal cost of a run, free of the allocator's first steps (both points on the same worker)
+  const marginal = (r: (typeof results)[number]) => {
+    const [a, b] = r.points;
+    return a && b ? ((b.memory.rss - a.memory.rss) * 1024) / (b.runs - a.runs) : Number.NaN;
+  };
+  targets.push({ target: `(context) marginal RSS per parked run between M=${B6_COUNTS.join(' and ')}: troupe ÷ floor`, measured: `${fmt(marginal(troupe), 0)} vs ${fmt(marginal(floor), 0)} KB (×${fmt(marginal(troupe) / marginal(floor), 2)}; before sharing modules: ${fmt(marginal(before), 0)} KB)`, met: null });
   targets.push({ target: `(issue 13) worker start with the prebuilt bundle ≤ ${B6_START_LIMIT_MS} ms (connect + Worker.create)`, measured: `${fmt(troupe.worker.ready.createMs, 0)} ms (floor ${fmt(floor.worker.ready.createMs, 0)} ms)`, met: troupe.worker.ready.createMs <= B6_START_LIMIT_MS });
   return {
     id: 'B6',
     title: 'Memory per parked run, and worker start',
     method:
-      `A dedicated tuned dev server. For troupe, then the floor: one worker alone in a child process (Node with --expose-gc, started from the prebuilt bundle: createWorker for troupe, Worker.create with the floor's bundle), default cache settings. ` +
+      `A dedicated tuned dev server. For troupe, the floor, then troupe from a bundle without preloadModules (how 0.2 workers loaded troupe before sharing its modules): one worker alone in a child process (Node with --expose-gc, started from the prebuilt bundle: createWorker for troupe, Worker.create with the floor's bundle), default cache settings. ` +
       `Runs are started in batches of 50 up to ${B6_COUNTS.join(' and then ')}: troupe's a one-agent pipeline with approval.before_exit (one model call, then a wait for approve), the floor's one bare activity then a condition on a signal. ` +
       `Memory is read after two forced GCs once every run waits (troupe: counted by its TroupeWaiting search attribute). Per run = (parked − empty) ÷ M.`,
     tables: [
@@ -206,7 +235,7 @@ export async function runB6(ctx: BenchContext): Promise<BenchReport> {
       {
         title: 'Worker start (prebuilt bundle)',
         headers: ['worker', 'connect + Worker.create ms', 'fork → running ms (Node and tsx start included)'],
-        rows: results.map((r) => [r.points[0]?.kind ?? '?', fmt(r.worker.ready.createMs, 0), fmt(r.worker.forkToReadyMs, 0)]),
+        rows: results.map((r) => [r.points[0]?.worker ?? '?', fmt(r.worker.ready.createMs, 0), fmt(r.worker.forkToReadyMs, 0)]),
         note: `Bundling with webpack instead (createWorker without workflowBundle, as \`troupe worker\` does) took ${fmt(ctx.bundles.troupeMs, 0)} ms in this run (the suite's own bundle step).`,
       },
     ],

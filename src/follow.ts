@@ -146,8 +146,13 @@ class Snapshots {
     }
   }
 
-  /** Query and emit; false when the worker could not answer (it restarts, or is busy). */
-  async take(): Promise<boolean> {
+  /**
+   * Query and emit; false when the worker could not answer (it restarts, or is busy). `steps`: the
+   * history may not show every step (it lost count, or showed a retry, a tool loop or a failed
+   * call), so read the steps the status counts but the history has not shown from the transcript.
+   * Otherwise the history's next poll shows them, and the transcript is read only for new decisions.
+   */
+  async take(steps = true): Promise<boolean> {
     const client = this.handle.client;
     try {
       // a query can wait up to Temporal's 30 s query timeout (e.g. while a new worker loads the
@@ -155,7 +160,7 @@ class Snapshots {
       const status = await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => this.handle.query(statusQuery));
       const decisions = status.decisions?.length ?? 0;
       // the transcript only when it holds entries not shown yet (the history shows most steps)
-      const unseen = status.steps > this.lastStep || decisions > this.decided.size;
+      const unseen = (steps && status.steps > this.lastStep) || decisions > this.decided.size;
       if (unseen && (status.steps !== this.steps || decisions !== this.decisions)) {
         const transcript = await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => this.handle.query(transcriptQuery));
         this.steps = status.steps;
@@ -242,6 +247,8 @@ export async function followRun(
 
   try {
     let dirty = false;
+    /** Whether the history may not show every step (see `take`). */
+    let stepsUnseen = false;
     let nextQuery = 0;
     let pending = startPoll();
     while (!history.closed) {
@@ -256,13 +263,15 @@ export async function followRun(
           for (const t of woke.tools) onEvent({ kind: 'tool', ...t });
           const counted = snapshots.recorded(woke.steps);
           // the history tells steps and calls; the worker is asked for the rest
-          dirty ||= woke.irregular || !counted || (woke.moved && !snapshots.taken);
+          stepsUnseen ||= woke.irregular || !counted;
+          dirty ||= stepsUnseen || (woke.moved && !snapshots.taken);
         }
         if (history.closed) break;
         pending = startPoll();
       }
       if (dirty && Date.now() >= nextQuery) {
-        const ok = await snapshots.take();
+        const ok = await snapshots.take(stepsUnseen);
+        if (ok) stepsUnseen = false;
         // a worker that cannot answer (restarting, or down) is asked again later, not at every event
         dirty = !ok;
         nextQuery = Date.now() + (ok ? gap : Math.max(gap, RETRY_MS));
