@@ -12,6 +12,9 @@ import type { CompiledGraph } from './core/graph/types';
 import type { AgentCallResult } from './core/llm/contract';
 import { parseAgentCall, SUMMARY_TEXTS, type CallPosition } from './core/observe/summaries';
 
+/** The search attribute the SDK upserts with the run's patch ids when `patched()` first runs. */
+const TEMPORAL_CHANGE_VERSION = 'TemporalChangeVersion';
+
 type HistoryResponse = Awaited<ReturnType<WorkflowService['getWorkflowExecutionHistory']>>;
 type HistoryEvent = NonNullable<NonNullable<HistoryResponse['history']>['events']>[number];
 type Payload = NonNullable<NonNullable<HistoryEvent['userMetadata']>['summary']>;
@@ -190,9 +193,12 @@ export class RunHistoryWatch {
       news.irregular = true;
       return;
     }
-    if (e.upsertWorkflowSearchAttributesEventAttributes || e.workflowPropertiesModifiedEventAttributes) {
-      // the waiting flag changed, or the run ends: the end needs no snapshot (`next` decides)
-      this.upserted = true;
+    const upsert = e.upsertWorkflowSearchAttributesEventAttributes;
+    if (upsert || e.workflowPropertiesModifiedEventAttributes) {
+      // the waiting flag changed, or the run ends: the end needs no snapshot (`next` decides). The
+      // SDK's own upsert of `TemporalChangeVersion` (the run's version, at its start) changes neither.
+      const fields = Object.keys(upsert?.searchAttributes?.indexedFields ?? {});
+      if (!upsert || fields.some((f) => f !== TEMPORAL_CHANGE_VERSION)) this.upserted = true;
       return;
     }
     if (e.timerStartedEventAttributes) {

@@ -8,6 +8,7 @@
 import { bundleWorkflowCode, DefaultLogger, type InjectedSinks } from '@temporalio/worker';
 import { followRun, type FollowEvent } from '../../src/client';
 import type { QueryCountSinks } from '../fixtures/count-queries-interceptor';
+import { RunHistoryWatch } from '../../src/run-history';
 import { startHarness, type Harness } from '../helpers/runs';
 import { defaultWorkflowsPath } from '../helpers/temporal';
 
@@ -118,6 +119,21 @@ describe('following a run', () => {
       'writer',
       'critic',
     ]);
+  });
+
+  test('the version the SDK records at the start is no news for a follower: a page of a plain run mid-way needs no snapshot', async () => {
+    // the second critic reply is slow, so the run is mid-way when the page is read
+    h.stub.script('critic', [{ text: 'critique' }, { text: 'critique', delayMs: 2_000 }]);
+    const handle = await h.start(LOOP);
+    await h.stub.waitForRequests(2, 'critic');
+    const watch = new RunHistoryWatch(h.client.workflow, handle.workflowId, handle.firstExecutionRunId);
+    const news = await watch.next();
+    // the page holds the run's start: its version marker and the SDK's TemporalChangeVersion upsert
+    const history = await handle.fetchHistory();
+    expect(history.events?.some((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion)).toBe(true);
+    expect(news).toMatchObject({ closed: false, irregular: false });
+    expect(news.steps.map((s) => s.step)).toEqual([1, 2, 3]);
+    await handle.result();
   });
 
   test('a run waiting for a human costs no query while it waits', async () => {
