@@ -29,6 +29,14 @@ interface VariantResult {
   phases?: StepPhases[];
 }
 
+/** The floor that carries the request and the reply, as a durable agent loop on bare Temporal must. */
+const FLOOR_PAYLOAD = 'floor activity carrying the request and reply';
+
+/** The JSON length of each recorded request (what `activity-payload` floor steps carry). */
+export function requestBytes(ctx: BenchContext): number[] {
+  return ctx.requests.map((r) => JSON.stringify(r.body).length);
+}
+
 const PHASES: Array<keyof StepPhases> = ['dispatch', 'execute', 'wakeup', 'decide', 'schedule'];
 
 async function runVariant(ctx: BenchContext, v: Variant, steps: number): Promise<{ m: Measured; history?: History }> {
@@ -40,7 +48,7 @@ async function runVariant(ctx: BenchContext, v: Variant, steps: number): Promise
       case 'direct':
         return directLoop(benchClient(ctx.stub.url), ctx.requests, steps);
       case 'floor': {
-        const handle = await v.stack!.startFloor({ steps, mode: v.spec.mode });
+        const handle = await v.stack!.startFloor({ steps, mode: v.spec.mode, requestBytes: requestBytes(ctx) });
         await handle.result();
         history = await handle.fetchHistory();
         return;
@@ -90,6 +98,7 @@ function variants(ctx: BenchContext, loops: PeerLoop[]): Variant[] {
       { name: 'direct loop (baseline)', spec: { kind: 'direct' } },
       ...peers(ctx, loops),
       { name: `${label}: floor activity`, stack: tuned, spec: { kind: 'floor', mode: 'activity' } },
+      { name: `${label}: ${FLOOR_PAYLOAD}`, stack: tuned, spec: { kind: 'floor', mode: 'activity-payload' } },
       { name: `${label}: ${TROUPE}`, stack: tuned, spec: { kind: 'troupe' } },
     ];
   }
@@ -108,6 +117,7 @@ function variants(ctx: BenchContext, loops: PeerLoop[]): Variant[] {
     const label = SERVER_VARIANTS[name].label;
     list.push(
       { name: `${label}: floor activity`, stack, spec: { kind: 'floor', mode: 'activity' } },
+      ...(name === 'tuned' ? [{ name: `${label}: ${FLOOR_PAYLOAD}`, stack, spec: { kind: 'floor', mode: 'activity-payload' } } as const] : []),
       { name: `${label}: ${TROUPE}`, stack, spec: { kind: 'troupe' } },
     );
   }
@@ -259,6 +269,7 @@ async function b1(ctx: BenchContext, list: Variant[]): Promise<BenchReport> {
   const eager = byName(`${SERVER_VARIANTS.eager.label}: ${TROUPE}`);
   const tuned = byName(`${SERVER_VARIANTS.tuned.label}: ${TROUPE}`);
   const tunedFloor = byName(`${SERVER_VARIANTS.tuned.label}: floor activity`);
+  const tunedPayloadFloor = byName(`${SERVER_VARIANTS.tuned.label}: ${FLOOR_PAYLOAD}`);
   const check = (target: string, value: number | undefined, limit: number, unit = 'ms'): TargetCheck => ({
     target,
     measured: value !== undefined && Number.isFinite(value) ? `${round(value, 2)} ${unit}` : 'not measured',
@@ -270,6 +281,10 @@ async function b1(ctx: BenchContext, list: Variant[]): Promise<BenchReport> {
       check('(issue 13) tuned server: troupe step p50 ≤ 1.10 × the floor\'s, same run', tuned.p50 / tunedFloor.p50, B1_LIMITS.p50Ratio, '×'),
       check('(issue 13) tuned server: troupe worker-process CPU per step ≤ 1.25 × the floor\'s, same run', tuned.workerCpu / tunedFloor.workerCpu, B1_LIMITS.workerCpuRatio, '×'),
     );
+  }
+  if (tuned && tunedPayloadFloor) {
+    const ratios = `step p50 ×${round(tuned.p50 / tunedPayloadFloor.p50, 2)}, worker-process CPU ×${round(tuned.workerCpu / tunedPayloadFloor.workerCpu, 2)}, server CPU ×${round(tuned.serverCpu / tunedPayloadFloor.serverCpu, 2)}`;
+    targets.push({ target: '(context) tuned server: troupe ÷ the floor carrying the request and reply, same run', measured: ratios, met: null });
   }
   for (const saver of ['memory', 'sqlite'] as const) {
     const peer = byName(PEER_NAMES[saver]);

@@ -12,6 +12,7 @@ import { promisePool, reviewLoopYaml, BENCH_TASK } from './lib/loops';
 import { cpuOf, measure, type Measured } from './lib/measure';
 import { memoryMiB } from './lib/proc';
 import { compileYaml, SERVER_VARIANTS, type Stack } from './lib/stack';
+import { requestBytes } from './b1-step-overhead';
 import { peerLoop, type PeerSaver } from './peers/langgraph';
 import { median, percentile, round } from './lib/stats';
 import type { BenchContext, BenchReport, TargetCheck } from './lib/types';
@@ -32,6 +33,8 @@ interface Point {
   pool: Measured;
   troupePerSec: number;
   floorPerSec: number;
+  /** The floor carrying each request and reply (`activity-payload`). */
+  payloadFloorPerSec: number;
   /** The peer's completions/s by checkpointer (bench/peers; absent when not installed). */
   peerPerSec: Partial<Record<PeerSaver, number>>;
   poolPerSec: number;
@@ -56,10 +59,19 @@ async function point(ctx: BenchContext, n: number, delayMs: number, stack: Stack
       const floors = await Promise.all(Array.from({ length: n }, () => stack.startFloor({ steps: perChain, mode: 'activity' })));
       await Promise.all(floors.map((f) => f.result()));
     });
+  // the floor that carries each request and reply, as a durable agent loop on bare Temporal must
+  const sizes = requestBytes(ctx);
+  const runPayloadFloor = () =>
+    measure(ctx.stub, roles, async () => {
+      const floors = await Promise.all(Array.from({ length: n }, () => stack.startFloor({ steps: perChain, mode: 'activity-payload', requestBytes: sizes })));
+      await Promise.all(floors.map((f) => f.result()));
+    });
   // back to back, the order alternating between repetitions
   const floorEarly = floorFirst ? await runFloor() : undefined;
+  const payloadEarly = floorFirst ? await runPayloadFloor() : undefined;
   const troupe = await runTroupe();
   const floor = floorEarly ?? (await runFloor());
+  const payloadFloor = payloadEarly ?? (await runPayloadFloor());
   const stepMs: number[] = [];
   for (const h of handles) {
     const steps = activitySteps(await h.fetchHistory());
@@ -90,6 +102,7 @@ async function point(ctx: BenchContext, n: number, delayMs: number, stack: Stack
     pool,
     troupePerSec: (troupe.requests / troupe.wallMs) * 1000,
     floorPerSec: (floor.requests / floor.wallMs) * 1000,
+    payloadFloorPerSec: (payloadFloor.requests / payloadFloor.wallMs) * 1000,
     peerPerSec,
     poolPerSec: (pool.requests / pool.wallMs) * 1000,
     workflowsPerMin: (n / troupe.wallMs) * 60_000,
@@ -114,7 +127,7 @@ export async function runB3(ctx: BenchContext): Promise<BenchReport> {
       // the repetition whose troupe ÷ floor ratio is the median (troupe and the floor ran back to back in it)
       const best = reps.sort((a, b) => a.troupePerSec / a.floorPerSec - b.troupePerSec / b.floorPerSec)[Math.floor((reps.length - 1) / 2)];
       points.push(best);
-      ctx.log(`B3 ${best.server} N=${p.n} delay ${p.delayMs}: troupe ${round(best.troupePerSec)}/s, floor ${round(best.floorPerSec)}/s, pool ${round(best.poolPerSec)}/s`);
+      ctx.log(`B3 ${best.server} N=${p.n} delay ${p.delayMs}: troupe ${round(best.troupePerSec)}/s, floor ${round(best.floorPerSec)}/s, floor with payloads ${round(best.payloadFloorPerSec)}/s, pool ${round(best.poolPerSec)}/s`);
     }
   } finally {
     await ctx.stub.configure(0);
@@ -132,6 +145,8 @@ export async function runB3(ctx: BenchContext): Promise<BenchReport> {
       fmt(p.troupePerSec),
       fmt(p.floorPerSec),
       fmt(p.troupePerSec / p.floorPerSec, 3),
+      fmt(p.payloadFloorPerSec),
+      fmt(p.troupePerSec / p.payloadFloorPerSec, 3),
       fmt(p.peerPerSec.memory),
       fmt(p.peerPerSec.sqlite),
       fmt(p.poolPerSec),
@@ -170,11 +185,11 @@ export async function runB3(ctx: BenchContext): Promise<BenchReport> {
   return {
     id: 'B3',
     title: 'N concurrent review loops (throughput)',
-    method: `N workflows started at once, each a review loop of ${B3_ITERATIONS} iterations (${2 * B3_ITERATIONS} activities); wall = first start → last result. In the same run: the floor (N bare-activity workflows of ${2 * B3_ITERATIONS} steps sending the same recorded requests), the peer (N threads of the same loop as a LangGraph.js graph checkpointed after every step, bench/peers, when installed) and a promise pool of N chains each sending ${2 * B3_ITERATIONS} recorded requests directly. Completions/s = stub requests / wall. Troupe and the floor run back to back, in alternating order; each point is the repetition with the median troupe ÷ floor ratio of ${B3_REPS(ctx)} (after a warm-up).`,
+    method: `N workflows started at once, each a review loop of ${B3_ITERATIONS} iterations (${2 * B3_ITERATIONS} activities); wall = first start → last result. In the same run: the floor (N bare-activity workflows of ${2 * B3_ITERATIONS} steps sending the same recorded requests), the floor carrying each request and reply in its activities' input and result (as a durable agent loop on bare Temporal must), the peer (N threads of the same loop as a LangGraph.js graph checkpointed after every step, bench/peers, when installed) and a promise pool of N chains each sending ${2 * B3_ITERATIONS} recorded requests directly. Completions/s = stub requests / wall. Troupe and the floor run back to back, in alternating order; each point is the repetition with the median troupe ÷ floor ratio of ${B3_REPS(ctx)} (after a warm-up).`,
     tables: [
       {
         title: 'Throughput (activity completions per second)',
-        headers: ['server', 'N', 'stub delay ms', 'activities', 'troupe /s', 'floor /s', 'troupe / floor', 'LangGraph.js in-memory /s', 'LangGraph.js SQLite /s', 'promise pool /s', 'troupe / pool', 'Little ideal /s', 'workflows/min', 'step p50 ms', 'step p95 ms', 'step overhead p95 ms', 'server CPU share %', 'CPU ms per activity (server + worker)'],
+        headers: ['server', 'N', 'stub delay ms', 'activities', 'troupe /s', 'floor /s', 'troupe / floor', 'floor carrying request and reply /s', 'troupe / that floor', 'LangGraph.js in-memory /s', 'LangGraph.js SQLite /s', 'promise pool /s', 'troupe / pool', 'Little ideal /s', 'workflows/min', 'step p50 ms', 'step p95 ms', 'step overhead p95 ms', 'server CPU share %', 'CPU ms per activity (server + worker)'],
         rows,
         note: `Worker process RSS after B3: ${fmt(rss.rss, 0)} MiB (peak ${fmt(rss.peak, 0)} MiB).`,
       },

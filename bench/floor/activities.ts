@@ -21,6 +21,12 @@ export function createFloorActivities(baseUrl: string, bodies: () => RecordedReq
     async floorEcho(input: { payload: string; replyChars: number }): Promise<string> {
       return 'r'.repeat(input.replyChars);
     },
+    /** A floor step that carries a request of the recorded one's size and returns the reply's text. */
+    async floorChat(input: { step: number; request: string }): Promise<string> {
+      const all = bodies();
+      const { agent, body } = all[input.step % all.length];
+      return directChat(client, body, agent);
+    },
     async floorCall(input: FloorCallInput): Promise<number> {
       if (input.heartbeat) Context.current().heartbeat();
       const all = bodies();

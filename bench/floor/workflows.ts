@@ -6,13 +6,20 @@
 import { condition, defineQuery, defineSignal, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { FloorActivities } from './activities';
 
-/** How each floor step runs. */
-export type FloorMode = 'activity' | 'activity-heartbeat' | 'local-activity';
+/**
+ * How each floor step runs. `activity-payload` is a bare activity that carries what a durable agent
+ * loop on bare Temporal must carry: the request in its input (a string as long as the recorded
+ * request's JSON) and the reply's text as its result; the other modes pass a step number and return
+ * a length.
+ */
+export type FloorMode = 'activity' | 'activity-heartbeat' | 'local-activity' | 'activity-payload';
 
 /** Input of {@link floorLoop}. */
 export interface FloorInput {
   steps: number;
   mode: FloorMode;
+  /** `activity-payload`: the JSON length of each recorded request (cycled). */
+  requestBytes?: number[];
 }
 
 const retry = { maximumAttempts: 3, initialInterval: '1s' } as const;
@@ -73,6 +80,11 @@ export async function floorLoop(input: FloorInput): Promise<number> {
       case 'local-activity':
         total += await local.floorCall({ step, heartbeat: false });
         break;
+      case 'activity-payload': {
+        const sizes = input.requestBytes ?? [0];
+        total += (await plain.floorChat({ step, request: 'x'.repeat(sizes[step % sizes.length]) })).length;
+        break;
+      }
       default: {
         const never: never = input.mode;
         throw new Error(`unknown floor mode ${String(never)}`);
