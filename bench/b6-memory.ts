@@ -6,7 +6,6 @@
  * forced garbage collection, are its own: per run = (parked − empty worker) ÷ M. Its own dev server,
  * so the parked runs stay out of the other benchmarks.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -15,6 +14,7 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { startRun } from '../src/client';
 import { workflowEntry } from '../src/worker';
 import { WORKFLOW_TYPE } from '../src/workflows/messages';
+import { forkChild } from './lib/child';
 import { BENCH_TASK } from './lib/loops';
 import { compileYaml, SERVER_VARIANTS, startStack, type Stack } from './lib/stack';
 import { round } from './lib/stats';
@@ -48,40 +48,13 @@ interface ChildWorker {
 }
 
 async function forkWorker(kind: 'troupe' | 'floor', stack: Stack, taskQueue: string, stubUrl: string, bundleFile: string): Promise<ChildWorker> {
-  const t0 = performance.now();
-  const child: ChildProcess = fork(path.join(__dirname, 'lib', 'worker-process.ts'), [kind, stack.server.address, stack.server.namespace, taskQueue, stubUrl, bundleFile], {
-    execArgv: ['--import', 'tsx', '--expose-gc'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const kill = () => child.kill('SIGKILL');
-  process.once('exit', kill);
-  const ready = await new Promise<WorkerReady>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as WorkerReady));
-    child.once('exit', (code) => reject(new Error(`B6 ${kind} worker exited with ${code}`)));
-  });
-  const forkToReadyMs = performance.now() - t0;
-  let seq = 0;
-  const waiting = new Map<number, (m: WorkerMemory) => void>();
-  child.on('message', (m: { id?: number; result?: WorkerMemory }) => {
-    if (m.id !== undefined && m.result) waiting.get(m.id)?.(m.result);
-  });
+  const args = [kind, stack.server.address, stack.server.namespace, taskQueue, stubUrl, bundleFile];
+  const child = await forkChild<WorkerReady>(path.join(__dirname, 'lib', 'worker-process.ts'), args, `B6 ${kind} worker`, ['--expose-gc']);
   return {
-    ready,
-    forkToReadyMs,
-    memory: () =>
-      new Promise<WorkerMemory>((resolve) => {
-        const id = ++seq;
-        waiting.set(id, resolve);
-        child.send({ id, op: 'memory' });
-      }),
-    async stop() {
-      process.removeListener('exit', kill);
-      const exited = new Promise((r) => child.once('exit', r));
-      child.disconnect();
-      const timer = setTimeout(kill, 5000);
-      await exited;
-      clearTimeout(timer);
-    },
+    ready: child.ready,
+    forkToReadyMs: child.forkToReadyMs,
+    memory: () => child.request<WorkerMemory>({ op: 'memory' }),
+    stop: () => child.close(5000),
   };
 }
 

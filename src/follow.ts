@@ -6,7 +6,7 @@
  * steps or decisions were added) only when the history cannot tell what changed: once at the
  * start, and after a signal, a wait for a human, a retry, a tool loop's step or a failed call — at
  * most once per `minQueryGapMs`. The end comes from the RunResult. A step costs the worker no query
- * (BENCHMARKS.md, B8: a hundred followers add a few per cent to its CPU).
+ * (BENCHMARKS.md, B8: a followed run costs the worker one status query).
  */
 import { WorkflowNotFoundError, type WorkflowClient, type WorkflowHandle } from '@temporalio/client';
 import type { CompiledGraph } from './core/graph/types';

@@ -3,8 +3,8 @@
  * dev server, and asks it to follow a batch of runs to their ends. The child is killed with the
  * parent.
  */
-import { fork } from 'node:child_process';
 import * as path from 'node:path';
+import { forkChild } from './child';
 import type { FollowReport, FollowerReady } from './follower-process';
 
 /** A follower process. */
@@ -17,39 +17,10 @@ export interface Followers {
 
 /** Forks the follower process and waits until it is connected. */
 export async function startFollowers(address: string, namespace: string): Promise<Followers> {
-  const child = fork(path.join(__dirname, 'follower-process.ts'), [address, namespace], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const killChild = () => child.kill('SIGKILL');
-  process.once('exit', killChild);
-  const ready = await new Promise<FollowerReady>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as FollowerReady));
-    child.once('exit', (code) => reject(new Error(`follower process exited with ${code} before it was ready`)));
-  });
-  let seq = 0;
-  const waiting = new Map<number, (r: FollowReport) => void>();
-  child.on('message', (m: { id?: number; result?: FollowReport }) => {
-    if (m.id === undefined || !m.result) return;
-    waiting.get(m.id)?.(m.result);
-    waiting.delete(m.id);
-  });
+  const child = await forkChild<FollowerReady>(path.join(__dirname, 'follower-process.ts'), [address, namespace], 'follower process');
   return {
-    pid: ready.pid,
-    follow: (workflowIds) =>
-      new Promise<FollowReport>((resolve) => {
-        const id = ++seq;
-        waiting.set(id, resolve);
-        child.send({ id, op: 'follow', workflowIds });
-      }),
-    async close() {
-      process.removeListener('exit', killChild);
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.disconnect();
-      const timer = setTimeout(killChild, 3000);
-      await exited;
-      clearTimeout(timer);
-    },
+    pid: child.ready.pid,
+    follow: (workflowIds) => child.request<FollowReport>({ op: 'follow', workflowIds }),
+    close: () => child.close(),
   };
 }

@@ -2,8 +2,8 @@
  * Parent side of the benchmark stub LLM: forks {@link ./stub-process} (through tsx), and exposes its
  * IPC commands as promises. The child is killed with the parent.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
+import { forkChild } from './child';
 import type { ChatBody } from './direct';
 import type { StubCommand, StubReady, ToolScript } from './stub-process';
 
@@ -36,29 +36,9 @@ type Payload<C> = C extends { op: infer _ } ? Omit<C, 'id'> : never;
 
 /** Forks the stub process and waits until it listens. */
 export async function startBenchStub(): Promise<BenchStub> {
-  const child: ChildProcess = fork(path.join(__dirname, 'stub-process.ts'), [], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const killChild = () => child.kill('SIGKILL');
-  process.once('exit', killChild);
-  const ready = await new Promise<StubReady>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as StubReady));
-    child.once('exit', (code) => reject(new Error(`bench stub exited with ${code} before it was ready`)));
-  });
-  let seq = 0;
-  const waiting = new Map<number, (r: unknown) => void>();
-  child.on('message', (m: { id?: number; result?: unknown }) => {
-    if (m.id === undefined) return;
-    waiting.get(m.id)?.(m.result);
-    waiting.delete(m.id);
-  });
-  const call = <R>(cmd: Payload<StubCommand>): Promise<R> =>
-    new Promise<R>((resolve) => {
-      const id = ++seq;
-      waiting.set(id, resolve as (r: unknown) => void);
-      child.send({ ...cmd, id });
-    });
+  const child = await forkChild<StubReady>(path.join(__dirname, 'stub-process.ts'), [], 'bench stub');
+  const { ready } = child;
+  const call = <R>(cmd: Payload<StubCommand>): Promise<R> => child.request<R>(cmd);
   return {
     url: ready.url,
     pid: ready.pid,
@@ -74,14 +54,6 @@ export async function startBenchStub(): Promise<BenchStub> {
     arrivals: () => call<number[]>({ op: 'arrivals' }),
     requests: () => call<RecordedRequest[]>({ op: 'requests' }),
     maxConcurrent: () => call<number>({ op: 'maxConcurrent' }),
-    close: async () => {
-      process.removeListener('exit', killChild);
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.disconnect();
-      const timer = setTimeout(killChild, 3000);
-      await exited;
-      clearTimeout(timer);
-    },
+    close: () => child.close(),
   };
 }
