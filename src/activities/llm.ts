@@ -66,12 +66,23 @@ export function createOpenAIClient(
   const baseURL = model.baseUrl ?? workerBaseUrl(opts);
   // A model that names its own key variable never falls back to the OpenAI key: it may point at another provider.
   const apiKey = model.apiKeyEnv ? env[model.apiKeyEnv] : (opts.apiKey ?? env[ENDPOINT_SETTINGS.keyVar]);
-  return new OpenAI({
-    baseURL,
-    apiKey: apiKey || LLM_DEFAULTS.noApiKey,
-    maxRetries: 0,
-    timeout: 60_000,
-  });
+  return sharedClient(baseURL, apiKey || LLM_DEFAULTS.noApiKey);
+}
+
+/** Clients by endpoint and key: a client holds no state of a request, and building one per call cost ~0.1 ms (BENCHMARKS.md, B1). */
+const clients = new Map<string, OpenAI>();
+/** Endpoint and key pairs a worker keeps clients for (a worker talks to a handful). */
+const MAX_CLIENTS = 32;
+
+function sharedClient(baseURL: string | undefined, apiKey: string): OpenAI {
+  const key = `${baseURL ?? ''}\u0000${apiKey}`;
+  let client = clients.get(key);
+  if (!client) {
+    if (clients.size >= MAX_CLIENTS) clients.clear();
+    client = new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 60_000 });
+    clients.set(key, client);
+  }
+  return client;
 }
 
 /** The requests of one activity execution: who makes them and the deadline they share. */
