@@ -3,14 +3,18 @@
  * history (`run-history.ts`), which costs the worker nothing, and reads from it the agent and tool
  * calls in flight and each step as the workflow records it (the same pure code builds the
  * transcript entry). It asks the worker for a snapshot (the `status` query, and `transcript` when
- * steps or decisions were added) only when the history cannot tell what changed: once at the
- * start, and after a signal, a wait for a human, a retry, a tool loop's step or a failed call — at
- * most once per `minQueryGapMs`. The end comes from the RunResult. A step costs the worker no query
- * (BENCHMARKS.md, B8: a followed run costs the worker one status query).
+ * steps or decisions were added) only when the history cannot tell what changed: at the start of
+ * following (unless it follows the run from its start: the first snapshot is then built from the
+ * run's graph and task, as the workflow builds it), and after a signal, a wait for a human, a
+ * retry, a tool loop's step or a failed call — at most once per `minQueryGapMs`. The end comes from
+ * the RunResult. A run followed from its start without any of those costs the worker no query
+ * (BENCHMARKS.md, B8).
  */
 import { WorkflowNotFoundError, type WorkflowClient, type WorkflowHandle } from '@temporalio/client';
 import type { CompiledGraph } from './core/graph/types';
-import type { RunResult, RunStatusView } from './core/ending/result';
+import { buildStatusView, type RunResult, type RunStatusView } from './core/ending/result';
+import { createRunState } from './core/state/state';
+import { beginWave } from './core/waves/routing';
 import type { DecisionRecord } from './core/humans/requests';
 import type { TranscriptStep } from './core/state/state';
 import { capturedResult, transcriptStep } from './core/waves/record';
@@ -127,7 +131,7 @@ class Snapshots {
   }
 
   /** Emit a status, the phase when it changed, and new warnings. */
-  private show(status: RunStatusView): void {
+  show(status: RunStatusView): void {
     this.latest = status;
     this.emit({ kind: 'status', status, at: Date.now() });
     const phaseKey = `${status.phase}:${status.pending.map((p) => p.id).join(',')}`;
@@ -189,6 +193,21 @@ class Snapshots {
   }
 }
 
+/**
+ * The snapshot of a run seen from its start, built by the workflow's own pure code instead of a
+ * query: its state as created from the graph and task, with the first wave begun. Only when `start`
+ * is a fresh start and `news` shows the first wave's calls and nothing else (no step, nothing
+ * irregular); undefined otherwise, and the worker is asked.
+ */
+export function firstSnapshot(start: HistoryNews['started'][number], news: HistoryNews, workflowId: string): RunStatusView | undefined {
+  if (!start.graph || !start.fresh || start.task === undefined || news.irregular || news.steps.length > 0) return undefined;
+  const state = createRunState(start.graph, start.task, workflowId, start.at);
+  const wave = beginWave(state).map((item) => item.agent);
+  const calls = news.calls.filter((c) => c.state === 'started').map((c) => c.agent);
+  if (news.calls.some((c) => c.state === 'finished') || calls.length !== wave.length || wave.some((a) => !calls.includes(a))) return undefined;
+  return buildStatusView(state, start.at, wave);
+}
+
 /** A promise that resolves after `ms` (never when `ms` is infinite) and can be cleared. */
 function delay(ms: number): { done: Promise<'tick'>; clear: () => void } {
   let timer: NodeJS.Timeout | undefined;
@@ -247,6 +266,8 @@ export async function followRun(
 
   try {
     let dirty = false;
+    /** The start of the run followed, while its first snapshot may still be built without a query. */
+    let start: HistoryNews['started'][number] | undefined;
     /** Whether the history may not show every step (see `take`). */
     let stepsUnseen = false;
     let nextQuery = 0;
@@ -258,7 +279,16 @@ export async function followRun(
       if (woke === 'abort') throw stop.signal.reason ?? new Error('followRun: aborted');
       if (woke !== 'tick') {
         if (woke !== 'failed') {
-          for (const s of woke.started) onEvent({ kind: 'started', ...s });
+          for (const s of woke.started) {
+            onEvent({ kind: 'started', runId: s.runId, graph: s.graph, at: s.at });
+            start ??= s;
+          }
+          // a run followed from its start: its first snapshot is known without asking the worker
+          if (start && !snapshots.taken) {
+            const first = firstSnapshot(start, woke, handle.workflowId);
+            if (first) snapshots.show(first);
+            else if (woke.moved || woke.irregular || woke.steps.length > 0) start = undefined;
+          }
           for (const c of woke.calls) onEvent({ kind: 'call', ...c });
           for (const t of woke.tools) onEvent({ kind: 'tool', ...t });
           const counted = snapshots.recorded(woke.steps);

@@ -73,8 +73,11 @@ export interface HistoryNews {
    * labels): only a snapshot from the worker tells what it changed.
    */
   irregular: boolean;
-  /** Runs of the chain that started in this page, with their input graph. */
-  started: Array<{ runId: string; graph?: CompiledGraph; at: number }>;
+  /**
+   * Runs of the chain that started in this page, with their input graph and task; `fresh` when the
+   * run starts from nothing (not continued from an earlier run's state).
+   */
+  started: Array<{ runId: string; graph?: CompiledGraph; task?: string; fresh: boolean; at: number }>;
   tools: ToolActivity[];
   calls: AgentCallActivity[];
   /** Steps recorded by workflow tasks that completed in this page, in order. */
@@ -183,10 +186,16 @@ export class RunHistoryWatch {
     }
     const started = e.workflowExecutionStartedEventAttributes;
     if (started) {
-      const input = (await this.decode(started.input?.payloads?.[0])) as { graph?: CompiledGraph; carried?: { steps?: number } } | undefined;
+      const input = (await this.decode(started.input?.payloads?.[0])) as { graph?: CompiledGraph; task?: string; carried?: { steps?: number } } | undefined;
       // steps carried by continue-as-new: this run numbers its steps on from them
       this.steps = typeof input?.carried?.steps === 'number' ? input.carried.steps : 0;
-      news.started.push({ runId: this.runId || started.originalExecutionRunId || '', graph: input?.graph, at: eventMs(e) });
+      news.started.push({
+        runId: this.runId || started.originalExecutionRunId || '',
+        graph: input?.graph,
+        ...(typeof input?.task === 'string' ? { task: input.task } : {}),
+        fresh: input !== undefined && input.carried === undefined,
+        at: eventMs(e),
+      });
       return;
     }
     if (e.workflowExecutionSignaledEventAttributes) {
