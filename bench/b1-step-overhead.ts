@@ -11,6 +11,7 @@ import { activitySteps, stepPhases, type History, type StepPhases } from './lib/
 import { directLoop, reviewLoopYaml, BENCH_TASK } from './lib/loops';
 import { peerLoop, type PeerLoop } from './peers/langgraph';
 import { cpuOf, measure, type Measured } from './lib/measure';
+import { requestBytes } from './lib/stub-client';
 import { compileYaml, SERVER_VARIANTS, type ServerVariant, type Stack } from './lib/stack';
 import { median, percentile, round, summarize } from './lib/stats';
 import type { BenchContext, BenchReport, Table, TargetCheck } from './lib/types';
@@ -32,11 +33,6 @@ interface VariantResult {
 /** The floor that carries the request and the reply, as a durable agent loop on bare Temporal must. */
 const FLOOR_PAYLOAD = 'floor activity carrying the request and reply';
 
-/** The JSON length of each recorded request (what `activity-payload` floor steps carry). */
-export function requestBytes(ctx: BenchContext): number[] {
-  return ctx.requests.map((r) => JSON.stringify(r.body).length);
-}
-
 const PHASES: Array<keyof StepPhases> = ['dispatch', 'execute', 'wakeup', 'decide', 'schedule'];
 
 async function runVariant(ctx: BenchContext, v: Variant, steps: number): Promise<{ m: Measured; history?: History }> {
@@ -48,7 +44,7 @@ async function runVariant(ctx: BenchContext, v: Variant, steps: number): Promise
       case 'direct':
         return directLoop(benchClient(ctx.stub.url), ctx.requests, steps);
       case 'floor': {
-        const handle = await v.stack!.startFloor({ steps, mode: v.spec.mode, requestBytes: requestBytes(ctx) });
+        const handle = await v.stack!.startFloor({ steps, mode: v.spec.mode, requestBytes: requestBytes(ctx.requests) });
         await handle.result();
         history = await handle.fetchHistory();
         return;

@@ -12,7 +12,7 @@ import { promisePool, reviewLoopYaml, BENCH_TASK } from './lib/loops';
 import { cpuOf, measure, type Measured } from './lib/measure';
 import { memoryMiB } from './lib/proc';
 import { compileYaml, SERVER_VARIANTS, type Stack } from './lib/stack';
-import { requestBytes } from './b1-step-overhead';
+import { requestBytes } from './lib/stub-client';
 import { peerLoop, type PeerSaver } from './peers/langgraph';
 import { median, percentile, round } from './lib/stats';
 import type { BenchContext, BenchReport, TargetCheck } from './lib/types';
@@ -60,7 +60,7 @@ async function point(ctx: BenchContext, n: number, delayMs: number, stack: Stack
       await Promise.all(floors.map((f) => f.result()));
     });
   // the floor that carries each request and reply, as a durable agent loop on bare Temporal must
-  const sizes = requestBytes(ctx);
+  const sizes = requestBytes(ctx.requests);
   const runPayloadFloor = () =>
     measure(ctx.stub, roles, async () => {
       const floors = await Promise.all(Array.from({ length: n }, () => stack.startFloor({ steps: perChain, mode: 'activity-payload', requestBytes: sizes })));

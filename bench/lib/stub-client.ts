@@ -13,6 +13,11 @@ export interface RecordedRequest {
   body: ChatBody;
 }
 
+/** The JSON length of each recorded request (what the floor's `activity-payload` steps carry). */
+export function requestBytes(requests: readonly RecordedRequest[]): number[] {
+  return requests.map((r) => JSON.stringify(r.body).length);
+}
+
 /** A running stub LLM in its own process. */
 export interface BenchStub {
   url: string;

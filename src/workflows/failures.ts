@@ -56,10 +56,19 @@ export async function outlivingWorkers<T>(run: Run, label: string, call: () => P
     try {
       return await call();
     } catch (err) {
-      if (!run.version.redispatchLost || !lostWithWorker(err) || lost > LOST_CALL_REDISPATCHES) throw err;
-      warn(run.state, RUN_TEXTS.callLost(label, lost, LOST_CALL_REDISPATCHES));
+      if (!dispatchAgain(run, label, err, lost)) throw err;
     }
   }
+}
+
+/**
+ * Whether the `lost`-th failure of call `label` was its worker's loss on every attempt and the call
+ * goes out again (then with a warning); false when the failure is the caller's to handle.
+ */
+export function dispatchAgain(run: Run, label: string, err: unknown, lost: number): boolean {
+  if (!run.version.redispatchLost || !lostWithWorker(err) || lost > LOST_CALL_REDISPATCHES) return false;
+  warn(run.state, RUN_TEXTS.callLost(label, lost, LOST_CALL_REDISPATCHES));
+  return true;
 }
 
 /** Whether the failure was a non-retryable (fatal) LLM error. */

@@ -10,17 +10,15 @@
  */
 import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { RunEnd } from '../core/ending/result';
-import { RUN_TEXTS } from '../core/ending/texts';
 import { judgeTargets } from '../core/conditions/walk';
-import { warn, takeNotes } from '../core/state/state';
+import { takeNotes } from '../core/state/state';
 import type { AgentOutcome, RecordedResult } from '../core/waves/record';
 import { beginWave, type WaveItem } from '../core/waves/routing';
-import type { RunningCall } from '../core/observe/details';
 import { summary } from '../core/observe/summaries';
 import { agentCall, messagesWithoutCompaction, prepareMessages, timeoutWaits, withDeadlines, type DispatchOptions } from './dispatch';
 import type { Run } from './execution';
-import { failureEnd, LOST_CALL_REDISPATCHES, lostWithWorker } from './failures';
-import { publish } from './observe';
+import { dispatchAgain, failureEnd } from './failures';
+import { running } from './observe';
 import { judgeWave, recordWave, routeWaveResults } from './processing';
 import { runToolLoop } from './tool-loop';
 import { decideNow, nextStep } from './waits';
@@ -117,20 +115,16 @@ export async function dispatchWave(run: Run, items: WaveItem[], options: Dispatc
  * was lost with its worker on every attempt (`tracked` and `outlivingWorkers` in one promise).
  */
 async function trackedCall<T>(run: Run, label: string, call: () => Promise<T>): Promise<T> {
-  const entry: RunningCall = { label, since: Date.now() };
-  run.running = [...run.running, entry];
-  publish(run);
+  const done = running(run, label);
   try {
     for (let lost = 1; ; lost++) {
       try {
         return await call();
       } catch (err) {
-        if (!run.version.redispatchLost || !lostWithWorker(err) || lost > LOST_CALL_REDISPATCHES) throw err;
-        warn(run.state, RUN_TEXTS.callLost(label, lost, LOST_CALL_REDISPATCHES));
+        if (!dispatchAgain(run, label, err, lost)) throw err;
       }
     }
   } finally {
-    run.running = run.running.filter((e) => e !== entry);
-    publish(run);
+    done();
   }
 }

@@ -97,14 +97,22 @@ function labelWait(run: Run, label: string | undefined): void {
 
 /** Run `call` listed as running in the current details under `label`. */
 export async function tracked<T>(run: Run, label: string, call: () => Promise<T>): Promise<T> {
-  const entry: RunningCall = { label, since: Date.now() };
-  run.running = [...run.running, entry];
-  publish(run);
+  const done = running(run, label);
   try {
     return await call();
   } finally {
+    done();
+  }
+}
+
+/** List a call as running in the current details under `label`; the returned function ends it. */
+export function running(run: Run, label: string): () => void {
+  const entry: RunningCall = { label, since: Date.now() };
+  run.running = [...run.running, entry];
+  publish(run);
+  return () => {
     run.running = run.running.filter((e) => e !== entry);
     publish(run);
-  }
+  };
 }
 

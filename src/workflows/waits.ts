@@ -19,10 +19,8 @@ import { publish } from './observe';
 export async function nextStep(run: Run, point: DecisionPoint): Promise<Exclude<NextStep, { kind: 'wait' }>> {
   const { state } = run;
   for (let waited = false; ; waited = true) {
-    if (!state.stop) actOnDecisions(state, run.graph, Date.now());
-    const step = decideNext(situationOf(state, run.graph, point, run.wave, Date.now()), run.version.rules);
-    if (step.kind !== 'wait') {
-      if (step.kind === 'run_wave') startClocks(state, Date.now());
+    const step = decideNow(run, point);
+    if (step) {
       if (waited) publish(run);
       return step;
     }
