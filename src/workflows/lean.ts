@@ -4,13 +4,16 @@
  * waits. The SDK captures a stack trace for every promise a workflow creates, so promises were most
  * of troupe's cost per step over a bare activity (BENCHMARKS.md, B1 and B5): a decision that needs
  * no wait, the continue-as-new check, a wave without judges and an agent's messages without
- * compaction now take none, and a call takes one. Fewer promises also mean fewer microtask turns, so
- * within one activation the commands of concurrent branches may come in another order than on the
- * 0.1 path, which is why this is a version of the workflow and not a refactoring.
+ * compaction take none, and the one call of a one-agent wave is awaited by the round loop itself,
+ * so that such a step creates as many promises as a bare activity awaited in a loop. Fewer promises
+ * also mean fewer microtask turns, so within one activation the commands of concurrent branches may
+ * come in another order than on the 0.1 path, which is why this is a version of the workflow and not
+ * a refactoring.
  */
 import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { RunEnd } from '../core/ending/result';
 import { judgeTargets } from '../core/conditions/walk';
+import type { PromptNote } from '../core/prompts/build';
 import { takeNotes } from '../core/state/state';
 import type { AgentOutcome, RecordedResult } from '../core/waves/record';
 import { beginWave, type WaveItem } from '../core/waves/routing';
@@ -23,13 +26,60 @@ import { judgeWave, recordWave, routeWaveResults } from './processing';
 import { runToolLoop } from './tool-loop';
 import { decideNow, nextStep } from './waits';
 
-/** Run waves until the round's graph stops; `continueAsNew` is called when Temporal suggests it. */
+/**
+ * Run waves until the round's graph stops; `continueAsNew` is called when Temporal suggests it.
+ *
+ * A wave of one agent without a round timer (every step of a pipeline or a review loop) is
+ * dispatched right here, so that a step costs the workflow one `await`, as a bare activity in a loop
+ * does: each async function between the loop and the activity would add two promises, and the SDK
+ * captures a stack trace for each (BENCHMARKS.md, B1). Other waves go through `runWave`.
+ */
 export async function runRoundLean(run: Run, continueAsNew: () => Promise<void>): Promise<RunEnd> {
   for (;;) {
     const before = decideNow(run, 'before_wave') ?? (await nextStep(run, 'before_wave'));
     if (before.kind !== 'run_wave') return before.end;
     if (workflowInfo().continueAsNewSuggested) await continueAsNew();
-    await runWave(run);
+    const items = beginWave(run.state);
+    run.wave = {};
+    if (items.length === 1 && timeoutWaits(run).length === 0) {
+      const [item] = items;
+      const [notes] = openWave(run, items);
+      const outcomes: AgentOutcome[] = [];
+      try {
+        const prepared = messagesWithoutCompaction(run, item, notes) ?? (await prepareMessages(run, item, notes));
+        if (prepared.ok) {
+          const { label, tools, input, callAgent } = agentCall(run, item, prepared.messages, {});
+          if (tools) {
+            outcomes.push({ item, result: await runToolLoop(run, item, prepared.messages, tools, label) });
+          } else {
+            const done = running(run, label);
+            try {
+              for (let lost = 1; ; lost++) {
+                try {
+                  outcomes.push({ item, result: await callAgent.executeWithOptions({ summary: summary(label) }, [input]) });
+                  break;
+                } catch (err) {
+                  if (!dispatchAgain(run, label, err, lost)) throw err;
+                }
+              }
+            } finally {
+              done();
+            }
+          }
+        } else {
+          run.wave.failure ??= prepared.end;
+        }
+      } catch (err) {
+        callFailed(run, item, err);
+      } finally {
+        run.inFlight = [];
+      }
+      const recorded = recordWave(run, outcomes);
+      if (judging(run, recorded)) await judgeWave(run, [item.agent]);
+      if (!run.wave.failure && !run.wave.timedOut) routeWaveResults(run, recorded);
+    } else {
+      await runWave(run, items);
+    }
     const after = decideNow(run, 'after_wave') ?? (await nextStep(run, 'after_wave'));
     if (after.kind !== 'run_wave') return after.end;
   }
@@ -39,9 +89,7 @@ export async function runRoundLean(run: Run, continueAsNew: () => Promise<void>)
  * One wave: dispatch, record, judge (only when a `converged` condition reads one of its agents), and
  * route. The round's `timeout_ms` timers cover the dispatch and the judging.
  */
-async function runWave(run: Run): Promise<void> {
-  const items = beginWave(run.state);
-  run.wave = {};
+async function runWave(run: Run, items: WaveItem[]): Promise<void> {
   let recorded: RecordedResult[];
   if (timeoutWaits(run).length === 0) {
     recorded = recordWave(run, await dispatchWave(run, items));
@@ -65,17 +113,35 @@ function judging(run: Run, recorded: RecordedResult[]): boolean {
 }
 
 /**
+ * Start dispatching a wave: the notes each agent reads (its own, then the broadcast, which is
+ * consumed), and the agents listed in flight.
+ */
+function openWave(run: Run, items: WaveItem[], options: DispatchOptions = {}): PromptNote[][] {
+  const { state } = run;
+  const broadcast = state.broadcast;
+  state.broadcast = [];
+  run.inFlight = items.map((i) => i.agent);
+  return items.map((item) => [...(options.notes?.[item.agent] ?? []), ...takeNotes(state, item.agent, broadcast)]);
+}
+
+/**
+ * A call of the wave failed with `err`: the wave's first failure is recorded (a cancellation is not a
+ * failure); when the run itself is cancelled, the error goes on.
+ */
+function callFailed(run: Run, item: WaveItem, err: unknown): void {
+  if (run.root.consideredCancelled) throw err;
+  if (isCancellation(err)) return;
+  run.wave.failure ??= failureEnd(err, item.agent);
+}
+
+/**
  * Dispatch the agents of a wave concurrently; the outcomes of those that finished, in wave order.
  * The first failure is recorded in `run.wave.failure` and cancels the siblings. Every call is
  * scheduled before the first `await`.
  */
-export async function dispatchWave(run: Run, items: WaveItem[], options: DispatchOptions = {}): Promise<AgentOutcome[]> {
-  const { state } = run;
-  const broadcast = state.broadcast;
-  state.broadcast = [];
-  const notesFor = items.map((item) => [...(options.notes?.[item.agent] ?? []), ...takeNotes(state, item.agent, broadcast)]);
+async function dispatchWave(run: Run, items: WaveItem[], options: DispatchOptions = {}): Promise<AgentOutcome[]> {
+  const notesFor = openWave(run, items, options);
   const settled: Array<AgentOutcome | undefined> = items.map(() => undefined);
-  run.inFlight = items.map((i) => i.agent);
   const one = async (item: WaveItem, index: number, cancelSiblings: () => void): Promise<void> => {
     try {
       // messages without a promise unless older context must be compacted first
@@ -91,10 +157,8 @@ export async function dispatchWave(run: Run, items: WaveItem[], options: Dispatc
         : await trackedCall(run, label, () => callAgent.executeWithOptions({ summary: summary(label) }, [input]));
       settled[index] = { item, result };
     } catch (err) {
-      if (run.root.consideredCancelled) throw err;
-      if (isCancellation(err)) return;
-      run.wave.failure ??= failureEnd(err, item.agent);
-      cancelSiblings();
+      callFailed(run, item, err);
+      if (!isCancellation(err)) cancelSiblings();
     } finally {
       run.inFlight = run.inFlight.filter((a) => a !== item.agent);
     }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { estimateMessagesTokens, estimateTokens, INPUT_CAP_BYTES } from '../../src/core/prompts/bounds';
 import { TEXT_CAP_BYTES } from '../../src/core/state/state';
 import { capText, utf8ByteLength } from '../../src/core/text/utf8';
@@ -78,5 +79,41 @@ describe('utf8ByteLength and capText', () => {
 
   test('when even the marker does not fit, the marker alone is returned', () => {
     expect(capText('x'.repeat(100), 10)).toBe('[troupe: truncated 100 bytes]');
+  });
+});
+
+/** Texts with ASCII, 2- and 3-byte characters, surrogate pairs and lone surrogates of both kinds. */
+const anyText = fc.array(
+  fc.oneof(fc.string(), fc.constantFrom('é', 'ß', '你', '😀', '\uD83D', '\uDE00', '\uDBFF\uDFFF', '\uDC00\uD800', '\u07FF', '\u0800')),
+  { maxLength: 40 },
+).map((parts) => parts.join(''));
+
+describe('counting UTF-8 bytes and code points without encoding (a step measures every prompt)', () => {
+  test('utf8ByteLength is the length TextEncoder encodes, lone surrogates as U+FFFD', () => {
+    const encoder = new TextEncoder();
+    fc.assert(fc.property(anyText, (text) => utf8ByteLength(text) === encoder.encode(text).length), { numRuns: 2000 });
+  });
+
+  test('estimateTokens reads code points as for…of does', () => {
+    const reference = (text: string): number => {
+      let ascii = 0;
+      let other = 0;
+      for (const ch of text) {
+        if ((ch.codePointAt(0) ?? 0) < 0x80) ascii += 1;
+        else other += 1;
+      }
+      return Math.ceil(ascii / 4) + other;
+    };
+    fc.assert(fc.property(anyText, (text) => estimateTokens(text) === reference(text)), { numRuns: 2000 });
+  });
+
+  test('capText leaves a text that fits as it is and cuts one that does not to the byte bound', () => {
+    fc.assert(
+      fc.property(anyText, fc.integer({ min: 40, max: 200 }), (text, max) => {
+        const capped = capText(text, max);
+        return utf8ByteLength(text) <= max ? capped === text : utf8ByteLength(capped) <= max && capped !== text;
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -4,7 +4,7 @@
  * and to the model's context window and hands back the dropped entries for the compaction activity.
  */
 import { PARENT } from '../graph/types';
-import { capText, utf8ByteLength } from '../text/utf8';
+import { capText, isPairAt, maxUtf8Bytes, utf8ByteLength } from '../text/utf8';
 import type { ChatMessage } from '../llm/contract';
 import {
   buildAgentMessages,
@@ -34,9 +34,13 @@ export const REPLY_PRIMING_TOKENS = 3;
 export function estimateTokens(text: string): number {
   let ascii = 0;
   let other = 0;
-  for (const ch of text) {
-    if ((ch.codePointAt(0) ?? 0) < 0x80) ascii += 1;
-    else other += 1;
+  // code points, as `for…of` reads them (a lone surrogate is one), without the string iterator
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) < 0x80) ascii += 1;
+    else {
+      other += 1;
+      if (isPairAt(text, i)) i += 1;
+    }
   }
   return Math.ceil(ascii / 4) + other;
 }
@@ -137,8 +141,7 @@ export function planContext(
     }
   }
 
-  const trimmed = capInputBytes(current());
-  const messages = buildAgentMessages(trimmed);
+  const { input: trimmed, messages } = capInputBytes(current());
   const estimatedTokens = estimateMessagesTokens(messages);
   const bytes = messagesBytes(messages);
   const fits = bytes <= INPUT_CAP_BYTES && (budgetTokens === undefined || estimatedTokens <= budgetTokens);
@@ -158,13 +161,19 @@ function messagesBytes(messages: ChatMessage[]): number {
   return messages.reduce((sum, m) => sum + utf8ByteLength(m.content), 0);
 }
 
-/** Cuts every shown text longer than a common level so the contents fit INPUT_CAP_BYTES. */
-function capInputBytes(input: AgentPromptInput): AgentPromptInput {
-  const excess = messagesBytes(buildAgentMessages(input)) - INPUT_CAP_BYTES;
-  if (excess <= 0) return input;
+/**
+ * Cuts every shown text longer than a common level so the contents fit INPUT_CAP_BYTES; the input and
+ * its messages.
+ */
+function capInputBytes(input: AgentPromptInput): { input: AgentPromptInput; messages: ChatMessage[] } {
+  const messages = buildAgentMessages(input);
+  // most prompts are far below the cap: no need to count their bytes
+  if (maxUtf8Bytes(messages.reduce((sum, m) => sum + m.content.length, 0)) <= INPUT_CAP_BYTES) return { input, messages };
+  const excess = messagesBytes(messages) - INPUT_CAP_BYTES;
+  if (excess <= 0) return { input, messages };
   const level = cutLevel(shownTexts(input).map(utf8ByteLength), excess);
   const cut = (text: string): string => capText(text, level);
-  return {
+  const trimmed = {
     ...input,
     task: cut(input.task),
     summary: input.summary === undefined ? undefined : cut(input.summary),
@@ -173,6 +182,7 @@ function capInputBytes(input: AgentPromptInput): AgentPromptInput {
     thread: input.thread.map((e) => ({ ...e, text: cut(e.text) })),
     notes: input.notes.map((n) => ({ ...n, text: cut(n.text) })),
   };
+  return { input: trimmed, messages: buildAgentMessages(trimmed) };
 }
 
 /** The carried texts the built prompt shows, each once. */

@@ -16,9 +16,34 @@ export function utf8Bytes(text: string): Uint8Array {
   return encoder.encode(text);
 }
 
-/** UTF-8 length of a text in bytes. */
+/**
+ * UTF-8 length of a text in bytes, counted without encoding it (a lone surrogate counts as U+FFFD,
+ * as `TextEncoder` encodes it). The sandbox's `TextEncoder` is JavaScript and allocates, and prompts
+ * are measured at every step.
+ */
 export function utf8ByteLength(text: string): number {
-  return encoder.encode(text).length;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (isPairAt(text, i)) {
+      bytes += 4;
+      i += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** Whether `text` has a surrogate pair (one code point above U+FFFF) at index `i`. */
+export function isPairAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+}
+
+/** The most UTF-8 bytes a text of `length` UTF-16 code units can take (3 per unit). */
+export function maxUtf8Bytes(length: number): number {
+  return 3 * length;
 }
 
 /** A text bounded in bytes, and how many bytes the cut removed (0 when it fitted). */
@@ -34,6 +59,7 @@ export interface CutText {
  * same text) is added to N.
  */
 export function cutUtf8(text: string, maxBytes: number, priorDroppedBytes = 0): CutText {
+  if (maxUtf8Bytes(text.length) <= maxBytes) return { text, droppedBytes: 0 };
   const bytes = encoder.encode(text);
   if (bytes.length <= maxBytes) return { text, droppedBytes: 0 };
   // the marker's width depends on the count it shows, which is at most this
