@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { estimateMessagesTokens, estimateTokens, INPUT_CAP_BYTES } from '../../src/core/prompts/bounds';
 import { TEXT_CAP_BYTES } from '../../src/core/state/state';
-import { capText, utf8ByteLength } from '../../src/core/text/utf8';
+import { capText, shortenUtf8, utf8ByteLength } from '../../src/core/text/utf8';
 
 const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
 
@@ -112,6 +112,21 @@ describe('counting UTF-8 bytes and code points without encoding (a step measures
       fc.property(anyText, fc.integer({ min: 40, max: 200 }), (text, max) => {
         const capped = capText(text, max);
         return utf8ByteLength(text) <= max ? capped === text : utf8ByteLength(capped) <= max && capped !== text;
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('shortening a text to a byte bound', () => {
+  test('shortenUtf8 keeps a text that fits and cuts one that does not at a character boundary, with an ellipsis', () => {
+    fc.assert(
+      fc.property(anyText, fc.integer({ min: 3, max: 120 }), (text, max) => {
+        const short = shortenUtf8(text, max);
+        if (utf8ByteLength(text) <= max) return short === text;
+        // a cut text is decoded from its bytes, so a lone surrogate in it reads as U+FFFD
+        const wellFormed = Buffer.from(text, 'utf8').toString('utf8');
+        return short.endsWith('…') && utf8ByteLength(short) <= max && wellFormed.startsWith(short.slice(0, -1));
       }),
       { numRuns: 2000 },
     );

@@ -59,7 +59,7 @@ export interface CutText {
  * same text) is added to N.
  */
 export function cutUtf8(text: string, maxBytes: number, priorDroppedBytes = 0): CutText {
-  if (maxUtf8Bytes(text.length) <= maxBytes) return { text, droppedBytes: 0 };
+  if (maxUtf8Bytes(text.length) <= maxBytes || utf8ByteLength(text) <= maxBytes) return { text, droppedBytes: 0 };
   const bytes = encoder.encode(text);
   if (bytes.length <= maxBytes) return { text, droppedBytes: 0 };
   // the marker's width depends on the count it shows, which is at most this
@@ -83,7 +83,7 @@ const TRAILING_MARKER = /\n?\[troupe: truncated (\d+) bytes\]$/;
  * that marker is replaced, and the new one counts the bytes both cuts removed.
  */
 export function recapText(text: string, maxBytes: number): string {
-  if (utf8ByteLength(text) <= maxBytes) return text;
+  if (maxUtf8Bytes(text.length) <= maxBytes || utf8ByteLength(text) <= maxBytes) return text;
   const marker = TRAILING_MARKER.exec(text);
   return marker ? capText(text.slice(0, marker.index), maxBytes, Number(marker[1])) : capText(text, maxBytes);
 }
@@ -93,6 +93,7 @@ export function recapText(text: string, maxBytes: number): string {
  * (for labels where a truncation marker would take most of the room).
  */
 export function shortenUtf8(text: string, maxBytes: number): string {
+  if (maxUtf8Bytes(text.length) <= maxBytes || utf8ByteLength(text) <= maxBytes) return text;
   const bytes = encoder.encode(text);
   if (bytes.length <= maxBytes) return text;
   let keep = Math.max(0, maxBytes - 3); // `…` is 3 bytes
