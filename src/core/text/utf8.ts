@@ -18,8 +18,8 @@ export function utf8Bytes(text: string): Uint8Array {
 
 /**
  * UTF-8 length of a text in bytes, counted without encoding it (a lone surrogate counts as U+FFFD,
- * as `TextEncoder` encodes it). The sandbox's `TextEncoder` is JavaScript and allocates, and prompts
- * are measured at every step.
+ * as `TextEncoder` encodes it). Encoding allocates a byte array per text, and prompts, results and
+ * the current details are measured at every step.
  */
 export function utf8ByteLength(text: string): number {
   let bytes = 0;
