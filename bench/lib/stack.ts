@@ -19,7 +19,7 @@ import { createActivities } from '../../src/activities';
 import { loadRoleConfig, formatIssue } from '../../src/core/config/load';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult } from '../../src/core/ending/result';
-import { startDevServer, type DevServer, type DynamicConfigValue } from '../../src/dev/temporal-server';
+import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer, type DevServer, type DynamicConfigValue } from '../../src/dev/temporal-server';
 import { bundleWorkflows, createWorker } from '../../src/worker';
 import { startRun } from '../../src/client';
 import { WORKFLOW_TYPE } from '../../src/workflows/messages';
@@ -117,8 +117,8 @@ export const SERVER_VARIANTS = {
     dynamicConfig: { 'history.transferProcessorMaxPollRPS': 1000 },
   },
   tuned: {
-    label: 'eager + transfer poll 1000/s',
-    dynamicConfig: { 'system.enableActivityEagerExecution': true, 'history.transferProcessorMaxPollRPS': 1000 },
+    label: 'eager + transfer poll 1000/s + 1 partition',
+    dynamicConfig: { ...FAST_LOCAL_DYNAMIC_CONFIG },
   },
 } as const satisfies Record<string, { label: string; dynamicConfig: Record<string, DynamicConfigValue> }>;
 

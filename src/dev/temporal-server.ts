@@ -27,13 +27,18 @@ export const DEV_SERVER_MESSAGES = {
 } as const;
 
 /**
- * Dynamic config for a local dev server that serves agent steps quickly (BENCHMARKS.md, B1): the
- * default transfer-queue poll rate (20/s) puts ~40 ms in each of a step's two hops, and eager
- * activity dispatch removes one hop. Both are server settings, safe for a single-node dev server.
+ * Dynamic config for a local dev server that serves agent steps quickly (BENCHMARKS.md, B1 and B3):
+ * the default transfer-queue poll rate (20/s) puts ~40 ms in each of a step's two hops, and eager
+ * activity dispatch removes one hop. One partition per task queue (the default is 4) keeps a
+ * workflow or activity task from waiting in a partition that no poller is on: with many runs
+ * started at once, the first workflow task of some waited ~2 s. All are server settings, safe for
+ * a single-node dev server.
  */
 export const FAST_LOCAL_DYNAMIC_CONFIG: Readonly<Record<string, DynamicConfigValue>> = {
   'history.transferProcessorMaxPollRPS': 1000,
   'system.enableActivityEagerExecution': true,
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
 };
 
 /** A dynamic-config value for `--dynamic-config-value KEY=VALUE` (sent as JSON). */
