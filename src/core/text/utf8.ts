@@ -61,7 +61,6 @@ export interface CutText {
 export function cutUtf8(text: string, maxBytes: number, priorDroppedBytes = 0): CutText {
   if (maxUtf8Bytes(text.length) <= maxBytes || utf8ByteLength(text) <= maxBytes) return { text, droppedBytes: 0 };
   const bytes = encoder.encode(text);
-  if (bytes.length <= maxBytes) return { text, droppedBytes: 0 };
   // the marker's width depends on the count it shows, which is at most this
   const markerBytes = 1 + truncationMarker(bytes.length + priorDroppedBytes).length;
   let keep = Math.max(0, maxBytes - markerBytes);
@@ -95,7 +94,6 @@ export function recapText(text: string, maxBytes: number): string {
 export function shortenUtf8(text: string, maxBytes: number): string {
   if (maxUtf8Bytes(text.length) <= maxBytes || utf8ByteLength(text) <= maxBytes) return text;
   const bytes = encoder.encode(text);
-  if (bytes.length <= maxBytes) return text;
   let keep = Math.max(0, maxBytes - 3); // `…` is 3 bytes
   while (keep > 0 && (bytes[keep] & 0xc0) === 0x80) keep -= 1;
   return `${decoder.decode(bytes.subarray(0, keep))}…`;
