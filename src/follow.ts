@@ -93,7 +93,7 @@ class Snapshots {
       const step = transcriptStep(
         { step: s.step, agent: s.position.agent, round: s.position.round, wave: s.position.wave, at: s.at, kind: 'agent' },
         s.result,
-        capturedResult(s.result.text),
+        capturedResult(s.result.text, s.result.resultHash),
       );
       this.lastStep = step.step;
       this.emit({ kind: 'step', step });

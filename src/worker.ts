@@ -8,9 +8,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkerPlugin, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, type BundleOptions, type WorkerPlugin, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities, type LlmEndpointOptions } from './activities';
-import { troupeDataConverter } from './codec/data-converter';
+import { PAYLOAD_CONVERTER_PATH, troupeDataConverter } from './codec/data-converter';
 import { formatIssue } from './core/config/issues';
 import { workerConnectionOptions, withDiagnosis } from './connection';
 import { resolveSettings, type SettingsOptions } from './settings';
@@ -98,23 +98,57 @@ export function workflowEntry(plugins?: string): string {
  */
 export async function bundleWorkflows(plugins?: string, dataConverter?: DataConverter): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
-    ...sharedModules(workflowEntry(plugins)),
+    ...bundleOptions(workflowEntry(plugins)),
     logger: quietBundlerLogger,
+    // a data converter of the caller's own replaces troupe's payload converter in the sandbox too
     ...(dataConverter?.payloadConverterPath ? { payloadConverterPath: dataConverter.payloadConverterPath } : {}),
     ...(dataConverter?.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
   });
 }
 
+type WebpackConfigHook = NonNullable<BundleOptions['webpackConfigHook']>;
+
 /**
- * The bundle's entry, loaded once per worker thread and shared by every run it caches
- * (`preloadModules`). By default the SDK loads a workflow's modules again for each run, so each
- * cached run held its own copy of troupe's modules (its schemas, tables and texts): about 2 MB per
- * run (BENCHMARKS.md, B6). troupe's workflow and core modules keep no state of a run (the run's
- * state lives in its `Run` object), and their module-level registries are filled when the module
- * loads, the same for every run; the shared modules are frozen by the SDK.
+ * How troupe's workflow code is bundled:
+ *
+ * - **Shared modules.** The bundle's entry is loaded once per worker thread and shared by every run
+ *   it caches (`preloadModules`). By default the SDK loads a workflow's modules again for each run,
+ *   so each cached run held its own copy of troupe's modules (its schemas, tables and texts): about
+ *   2 MB per run (BENCHMARKS.md, B6). troupe's workflow and core modules keep no state of a run (the
+ *   run's state lives in its `Run` object), and their module-level registries are filled when the
+ *   module loads, the same for every run; the shared modules are frozen by the SDK.
+ * - **Compiled for ES2022** ({@link compiledForEs2022}), as `tsc` compiles the rest of troupe.
+ * - **troupe's payload converter** (`src/codec/payload-converter.ts`): JSON encoded natively, the same
+ *   bytes as the SDK's converter.
  */
-export function sharedModules(workflowsPath: string): { workflowsPath: string; preloadModules: string[] } {
-  return { workflowsPath, preloadModules: [workflowsPath] };
+export function bundleOptions(workflowsPath: string): {
+  workflowsPath: string;
+  preloadModules: string[];
+  webpackConfigHook: WebpackConfigHook;
+  payloadConverterPath: string;
+} {
+  return { workflowsPath, preloadModules: [workflowsPath], webpackConfigHook: compiledForEs2022, payloadConverterPath: PAYLOAD_CONVERTER_PATH };
+}
+
+/** The `jsc.target` troupe's TypeScript is compiled to in the workflow bundle. */
+export const BUNDLE_TARGET = 'es2022';
+
+/**
+ * The SDK compiles the bundle's TypeScript with swc for ES2017, which turns every object spread
+ * (`{ ...state, paused }`) into calls of a helper that copies property by property; a workflow step
+ * makes dozens. Node 20 runs ES2022 natively, and the semantics are the same (class fields are
+ * defined, as `tsc` already compiles them for troupe's ES2022 target). Rules other than the swc
+ * loader are left as they are.
+ */
+export function compiledForEs2022(config: Parameters<WebpackConfigHook>[0]): ReturnType<WebpackConfigHook> {
+  for (const rule of config.module?.rules ?? []) {
+    if (!rule || typeof rule !== 'object' || !rule.use || typeof rule.use !== 'object' || Array.isArray(rule.use)) continue;
+    const { loader, options } = rule.use;
+    if (typeof loader !== 'string' || !loader.includes('swc-loader') || !options || typeof options !== 'object') continue;
+    const jsc = (options as { jsc?: { target?: string } }).jsc;
+    if (jsc) jsc.target = BUNDLE_TARGET;
+  }
+  return config;
 }
 
 const quietBundlerLogger = {

@@ -3,6 +3,7 @@
  * built-in `goal`/`signal` tools. Tool calls are validated against the goal snapshot and returned as
  * events; the workflow applies them. The final text is cut to 256 KiB.
  */
+import { createHash } from 'node:crypto';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { AgentCallInput, AgentCallResult, ToolEvent } from '../core/llm/contract';
@@ -11,6 +12,8 @@ import { addUsage, NO_USAGE } from '../core/budgets/ledger';
 import { chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
 import { chatBody } from './model';
 import { cutUtf8 } from '../core/text/utf8';
+import { RESULT_HASH_LENGTH } from '../core/text/hash';
+import { recordedForm } from '../core/waves/record';
 import { ACTIVITY_TEXTS } from './texts';
 
 /** Limits of the agent activity. */
@@ -92,6 +95,15 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
       ...(last.requestId ? { requestId: last.requestId } : {}),
       ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}),
       warnings,
+      resultHash: nativeResultHash(bounded.text),
     };
   };
+}
+
+/**
+ * `hashResult(recordedForm(text).normalized)` with Node's SHA-256: the value the workflow would
+ * compute in its sandbox, sent with the result so the workflow does not hash in JS.
+ */
+export function nativeResultHash(text: string): string {
+  return createHash('sha256').update(recordedForm(text).normalized, 'utf8').digest('hex').slice(0, RESULT_HASH_LENGTH);
 }

@@ -4,7 +4,7 @@
  * server the Web UI calls to show decrypted payloads.
  */
 export { AesGcmCodec, ENCRYPTED_METADATA, isEncrypted, keyIdOfPayload, NoKeyCodec } from './aes-gcm';
-export { ENCODED_FAILURE_CONVERTER_PATH, payloadCodecFromEnv, troupeDataConverter } from './data-converter';
+export { ENCODED_FAILURE_CONVERTER_PATH, PAYLOAD_CONVERTER_PATH, payloadCodecFromEnv, troupeDataConverter } from './data-converter';
 export { KEY_BYTES, keyIdOf, parseKey, payloadKeysFromEnv, type PayloadKey, type PayloadKeys } from './keys';
 export { CODEC_SERVER_DEFAULTS, startCodecServer, type CodecServer, type CodecServerOptions } from './server';
 export { CODEC_ENV, CODEC_TEXTS } from './texts';

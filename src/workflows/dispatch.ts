@@ -73,7 +73,7 @@ function fitted(plan: ReturnType<typeof planContext>, agent: string, window: num
       },
     };
   }
-  return { ok: true, messages: buildAgentMessages(plan.input) };
+  return { ok: true, messages: plan.messages };
 }
 
 /**

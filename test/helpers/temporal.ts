@@ -15,7 +15,7 @@ import {
   type WorkflowBundle,
 } from '@temporalio/worker';
 import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer, type DevServer, type DevServerOptions } from '../../src/dev/temporal-server';
-import { sharedModules } from '../../src/worker';
+import { bundleOptions } from '../../src/worker';
 
 /** Messages of this helper, kept together so they read the same everywhere. */
 export const TEMPORAL_HELPER_MESSAGES = {
@@ -102,7 +102,7 @@ export function getWorkflowBundle(workflowsPath = defaultWorkflowsPath()): Promi
   let bundle = bundles.get(workflowsPath);
   if (!bundle) {
     // bundled as the worker bundles it: troupe's modules shared by the runs a worker caches
-    bundle = bundleWorkflowCode({ ...sharedModules(workflowsPath), logger: new DefaultLogger('WARN') }).then((b) => ({
+    bundle = bundleWorkflowCode({ ...bundleOptions(workflowsPath), logger: new DefaultLogger('WARN') }).then((b) => ({
       code: b.code,
     }));
     bundle.catch(() => bundles.delete(workflowsPath));

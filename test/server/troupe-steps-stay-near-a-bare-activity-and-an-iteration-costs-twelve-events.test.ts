@@ -7,7 +7,8 @@
  * It also counts, exactly, the promises each workflow creates per step while its history replays:
  * the SDK captures a stack trace for every promise a workflow creates, and a troupe step costs the
  * workflow as many promises as the floor's `await` of a bare activity does, give or take one
- * (BENCHMARKS.md, "What changed").
+ * (BENCHMARKS.md, "What changed"). And it holds the bundle to what makes its steps cheap: troupe's
+ * code compiled for ES2022 and JSON encoded natively (`bundleOptions` in src/worker.ts).
  */
 import { promiseHooks } from 'node:v8';
 import { Worker } from '@temporalio/worker';
@@ -137,5 +138,12 @@ describe('the CI guard of troupe against a bare activity', () => {
     console.log(`promises per step while replaying: troupe ${troupe.toFixed(2)}, floor ${floorPerStep.toFixed(2)}`);
     expect(floorPerStep).toBeGreaterThan(1);
     expect(troupe).toBeLessThanOrEqual(floorPerStep + EXTRA_PROMISES_PER_STEP);
+  });
+
+  test("the workflow bundle runs troupe's code as ES2022, with troupe's payload converter", async () => {
+    const { code } = await getWorkflowBundle();
+    // swc's object-spread helpers, in every module of troupe's when the SDK's ES2017 target compiles it
+    expect(code).not.toMatch(/function _object_spread(_props)?\(/);
+    expect(code).toContain('class NativeJsonPayloadConverter');
   });
 });

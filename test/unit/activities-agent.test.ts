@@ -56,6 +56,8 @@ describe('callAgent', () => {
       requestId: 'req_1',
       finishReason: 'stop',
       warnings: [],
+      // the hash the workflow records: SHA-256 of the normalized result, first 12 hex characters
+      resultHash: '3af58a892f6c',
     });
   });
 

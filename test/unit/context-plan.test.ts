@@ -43,6 +43,14 @@ describe('planContext with a context window (inbox)', () => {
     expect(needsCompaction(plan)).toBe(false);
   });
 
+  test('a plan carries the messages of its input, built once, and counts them as a plan without a window does', () => {
+    for (const plan of [planContext(writer, tokens(writer) + RESERVE, RESERVE), planContext(writer)]) {
+      expect(plan.messages).toEqual(buildAgentMessages(plan.input));
+      expect(plan.estimatedTokens).toBe(estimateMessagesTokens(plan.messages));
+      expect(plan.bytes).toBe(plan.messages.reduce((sum, m) => sum + Buffer.byteLength(m.content), 0));
+    }
+  });
+
   test('the oldest own result is dropped first, and returned as "writer: text" for compaction', () => {
     const window = tokens({ ...writer, ownRecent: [o2] }) + RESERVE;
     const plan = planContext(writer, window, RESERVE);

@@ -1,6 +1,11 @@
+import fc from 'fast-check';
+import { nativeResultHash } from '../../src/activities/agent';
 import { hashResult, sha256Hex } from '../../src/core/text/hash';
 import { utf8Bytes } from '../../src/core/text/utf8';
 import { captureResult, extractScore, normalizeResult, resultOf } from '../../src/core/waves/capture';
+import { capturedResult, recordedForm, recordResult } from '../../src/core/waves/record';
+import { createRunState, TEXT_CAP_BYTES } from '../../src/core/state/state';
+import { completeGraph, reply } from './fixtures/round-sim';
 
 describe('captureResult', () => {
   it('takes the content of the last ```result block (rolebox case 50)', () => {
@@ -56,6 +61,40 @@ describe('hashResult', () => {
     for (const s of ['研究者 -> 撰写者', 'emoji 😀 ok', 'é', '\ud800 lone', 'tail \udc00', '\u07ff\u0800\uffff']) {
       expect(Array.from(utf8Bytes(s))).toEqual(Array.from(new TextEncoder().encode(s)));
     }
+  });
+});
+
+describe('the hash the agent activity sends', () => {
+  const piece = fc.oneof(
+    fc.string(),
+    fc.constantFrom('```result\n', '\n```\n', '  \t\n', '\r\n', 'é', '😀', '\uD83D', '\uDE00', '\u00a0', '\u2028'),
+  );
+  const text = fc.array(piece, { maxLength: 12 }).map((parts) => parts.join(''));
+
+  it('is the hash the workflow computes of the recorded form, for any text (native SHA-256 against the sandbox one)', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(nativeResultHash(t)).toBe(hashResult(recordedForm(t).normalized));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('agrees past the 64 KiB cut of a recorded result', () => {
+    const long = `notes\n\`\`\`result\n${'é word '.repeat(TEXT_CAP_BYTES / 4)}\n\`\`\``;
+    expect(recordedForm(long).captured.length).toBeLessThan(long.length);
+    expect(nativeResultHash(long)).toBe(hashResult(recordedForm(long).normalized));
+  });
+
+  it('is what the workflow records when sent; a result without one is hashed in the workflow', () => {
+    const raw = 'draft\n```result\n  hello\n  world \n```';
+    expect(capturedResult(raw)).toEqual({ captured: '  hello\n  world ', normalized: 'hello world', hash: 'b94d27b9934d' });
+    expect(capturedResult(raw, 'sent12345678').hash).toBe('sent12345678');
+    const graph = completeGraph({ edges: [{ from: 'parent', to: 'writer', exit: true }] });
+    const state = createRunState(graph, 'task', 'wf', 0);
+    recordResult(state, graph, { item: { agent: 'writer', triggers: [] }, result: { ...reply(raw), resultHash: 'sent12345678' } }, 1);
+    recordResult(state, graph, { item: { agent: 'writer', triggers: [] }, result: reply(raw) }, 2);
+    expect(state.transcript.map((step) => step.hash)).toEqual(['sent12345678', 'b94d27b9934d']);
   });
 });
 

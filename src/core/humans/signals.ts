@@ -40,7 +40,7 @@ function jsonBytes(v: unknown): number {
 /**
  * The payload schema of every signal. Unknown keys are errors, so a typo is never ignored silently.
  * Built once, on first use, and kept out of the module's exports: the worker shares troupe's modules
- * between runs and freezes what they export (`sharedModules` in src/worker.ts), and zod completes a
+ * between runs and freezes what they export (`bundleOptions` in src/worker.ts), and zod completes a
  * schema's methods on first use and resets its patterns' `lastIndex`, which frozen objects refuse.
  */
 function buildSignalSchemas() {

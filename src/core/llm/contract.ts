@@ -62,6 +62,12 @@ export interface AgentCallResult {
   warnings: string[];
   /** The worker tools this dispatch called, in order (dispatches that use worker tools). */
   toolCalls?: ToolCallRecord[];
+  /**
+   * `hashResult` of the text's recorded form (`recordedForm`), computed by the agent activity with
+   * the native SHA-256 so the workflow does not hash in JS. Absent from tool-loop results and from
+   * results recorded by earlier workers; the workflow then hashes the text itself.
+   */
+  resultHash?: string;
 }
 
 export interface JudgeInput {

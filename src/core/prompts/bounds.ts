@@ -91,6 +91,8 @@ export function fitTexts(texts: string[], fits: (texts: string[]) => boolean): s
 export interface ContextPlan {
   /** The input trimmed to the bounds (and to the window when one was given). */
   input: AgentPromptInput;
+  /** `buildAgentMessages(input)`. */
+  messages: ChatMessage[];
   /** Removed entries, oldest first, as `agent: text`, for the compaction activity to summarize. */
   overflow: string[];
   /** How many of the oldest `ownRecent` / `thread` entries of the given input were removed. */
@@ -142,14 +144,28 @@ export function planContext(
   }
 
   const { input: trimmed, messages } = capInputBytes(current());
-  const estimatedTokens = estimateMessagesTokens(messages);
-  const bytes = messagesBytes(messages);
-  const fits = bytes <= INPUT_CAP_BYTES && (budgetTokens === undefined || estimatedTokens <= budgetTokens);
+  // a step counts what its checks need; the figures only an error message reads are counted on demand
+  const tokens = budgetTokens === undefined ? undefined : estimateMessagesTokens(messages);
+  const withinCap = fitsUnderCap(messages) || messagesBytes(messages) <= INPUT_CAP_BYTES;
+  const fits = withinCap && (tokens === undefined || tokens <= (budgetTokens ?? Infinity));
   const dropped = {
     ownRecent: threadMode ? 0 : input.ownRecent.length - own.length,
     thread: threadMode ? input.thread.length - thread.length : 0,
   };
-  return { input: trimmed, overflow, dropped, fits, estimatedTokens, bytes, budgetTokens };
+  return {
+    input: trimmed,
+    messages,
+    overflow,
+    dropped,
+    fits,
+    get estimatedTokens() {
+      return tokens ?? estimateMessagesTokens(messages);
+    },
+    get bytes() {
+      return messagesBytes(messages);
+    },
+    budgetTokens,
+  };
 }
 
 /** True when a windowed plan dropped entries that a compaction activity should fold into the summary. */
@@ -161,14 +177,18 @@ function messagesBytes(messages: ChatMessage[]): number {
   return messages.reduce((sum, m) => sum + utf8ByteLength(m.content), 0);
 }
 
+/** True when the contents fit INPUT_CAP_BYTES even at 3 bytes a UTF-16 unit: most prompts, not counted. */
+function fitsUnderCap(messages: ChatMessage[]): boolean {
+  return maxUtf8Bytes(messages.reduce((sum, m) => sum + m.content.length, 0)) <= INPUT_CAP_BYTES;
+}
+
 /**
  * Cuts every shown text longer than a common level so the contents fit INPUT_CAP_BYTES; the input and
  * its messages.
  */
 function capInputBytes(input: AgentPromptInput): { input: AgentPromptInput; messages: ChatMessage[] } {
   const messages = buildAgentMessages(input);
-  // most prompts are far below the cap: no need to count their bytes
-  if (maxUtf8Bytes(messages.reduce((sum, m) => sum + m.content.length, 0)) <= INPUT_CAP_BYTES) return { input, messages };
+  if (fitsUnderCap(messages)) return { input, messages };
   const excess = messagesBytes(messages) - INPUT_CAP_BYTES;
   if (excess <= 0) return { input, messages };
   const level = cutLevel(shownTexts(input).map(utf8ByteLength), excess);

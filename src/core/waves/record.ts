@@ -53,7 +53,7 @@ export function recordResult(
   options: { keepLines?: boolean } = {},
 ): RecordedResult {
   const { item, result } = outcome;
-  const { captured, normalized, hash } = capturedResult(result.text);
+  const { captured, normalized, hash } = capturedResult(result.text, result.resultHash);
   const round = state.round;
 
   state.steps += 1;
@@ -107,11 +107,21 @@ export function recordResult(
   return { agent: item.agent, text: captured, hash, goalEvents };
 }
 
-/** An agent's result text as recorded: captured (the ```result block), cut to 64 KiB, normalized, hashed. */
-export function capturedResult(text: string): { captured: string; normalized: string; hash: string } {
+/** An agent's result text as recorded: captured (the ```result block), cut to 64 KiB, and normalized. */
+export function recordedForm(text: string): { captured: string; normalized: string } {
   const captured = recapText(captureResult(text), TEXT_CAP_BYTES);
-  const normalized = normalizeResult(captured);
-  return { captured, normalized, hash: hashResult(normalized) };
+  return { captured, normalized: normalizeResult(captured) };
+}
+
+/**
+ * {@link recordedForm} and its hash. `sentHash` is the agent activity's `resultHash`, the same hash
+ * computed with the worker's native SHA-256: hashing in the workflow sandbox is pure JS and cost
+ * ~30 µs of a ~1 KB result (BENCHMARKS.md, B5). Results recorded without one (tool loops, earlier
+ * versions) are hashed here; both give the same value, so replay sees no difference.
+ */
+export function capturedResult(text: string, sentHash?: string): { captured: string; normalized: string; hash: string } {
+  const form = recordedForm(text);
+  return { ...form, hash: sentHash ?? hashResult(form.normalized) };
 }
 
 /** Characters of a result's text a transcript step keeps. */
