@@ -46,7 +46,7 @@ function humanWaitLabel(run: Run): string | undefined {
  * when it changed, and the labelled timer of the wait for a human.
  */
 export function publish(run: Run): void {
-  setCurrentDetails(currentDetails({ state: run.state, graph: run.graph, running: run.running }));
+  showDetails(run);
   if (!run.version.publishes) return;
   const label = humanWaitLabel(run);
   labelWait(run, label);
@@ -55,6 +55,14 @@ export function publish(run: Run): void {
   run.waitingPublished = waiting;
   if (run.indexed) upsertSearchAttributes([{ key: SEARCH_KEYS.waiting, value: waiting }]);
   else upsertMemo({ troupeWaiting: waiting });
+}
+
+/**
+ * Refresh only the current details: no command, so it can be called anywhere. Only a query reads
+ * them, and a query is answered between activations, so what an activation shows is what it set last.
+ */
+export function showDetails(run: Run): void {
+  setCurrentDetails(currentDetails({ state: run.state, graph: run.graph, running: run.running }));
 }
 
 /** The end: the status line in the current details, the status and reason in the memo and attributes. */
@@ -105,14 +113,17 @@ export async function tracked<T>(run: Run, label: string, call: () => Promise<T>
   }
 }
 
-/** List a call as running in the current details under `label`; the returned function ends it. */
-export function running(run: Run, label: string): () => void {
+/**
+ * List a call as running in the current details under `label`; the returned function ends it and
+ * publishes, unless the caller says it publishes before the workflow next blocks (`publish: false`).
+ */
+export function running(run: Run, label: string): (options?: { publish: boolean }) => void {
   const entry: RunningCall = { label, since: Date.now() };
   run.running = [...run.running, entry];
   publish(run);
-  return () => {
+  return (options = { publish: true }) => {
     run.running = run.running.filter((e) => e !== entry);
-    publish(run);
+    if (options.publish) publish(run);
   };
 }
 

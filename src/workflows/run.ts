@@ -35,7 +35,7 @@ import { judgeWave, recordWave, routeWaveResults } from './processing';
 import { endRound } from './round-end';
 import { runVersion } from './versions';
 import { nextStep } from './waits';
-import { publish, publishEnd, searchAttributesSet } from './observe';
+import { publish, publishEnd, searchAttributesSet, showDetails } from './observe';
 
 /** The workflow argument: the compiled graph, the task, and state carried over by continue-as-new. */
 export interface RunInput {
@@ -47,6 +47,8 @@ export interface RunInput {
 /** Continue-as-new between waves when Temporal suggests it, carrying compact state. */
 async function maybeContinueAsNew(run: Run, input: RunInput): Promise<void> {
   if (!workflowInfo().continueAsNewSuggested) return;
+  // the lean path's last call may have ended unpublished (lean.ts); handlers may take a while
+  showDetails(run);
   await condition(allHandlersFinished);
   const state = run.state;
   stopClock(state, Date.now());

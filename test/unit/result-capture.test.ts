@@ -41,6 +41,17 @@ describe('normalizeResult', () => {
     expect(normalizeResult('  \n\t ')).toBe('');
   });
 
+  it('is the text with every whitespace run replaced by one space, then trimmed, for any text', () => {
+    const piece = fc.oneof(fc.string(), fc.constantFrom(' ', '  ', '\t', '\n', '\r\n', ' \n ', '\u00a0', '\u2028', '\ufeff', '\u3000', 'x'));
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 16 }), (parts) => {
+        const text = parts.join('');
+        expect(normalizeResult(text)).toBe(text.replace(/\s+/g, ' ').trim());
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('keeps case', () => {
     expect(normalizeResult(' Score:  85 ')).toBe('Score: 85');
   });

@@ -115,7 +115,9 @@ function clockTime(ms: number): string {
 
 /** A table cell (markdown): one line, no column breaks, bounded. */
 function cell(md: string): string {
-  return shortenUtf8(md.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|'), 600);
+  // most cells have neither: they are only bounded
+  const line = /[\n|]/.test(md) ? md.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|') : md;
+  return shortenUtf8(line, 600);
 }
 
 /** Characters that would turn a name or text into markup (emphasis, links, HTML, code), escaped. */
