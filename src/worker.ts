@@ -136,9 +136,11 @@ export const BUNDLE_TARGET = 'es2022';
 /**
  * The SDK compiles the bundle's TypeScript with swc for ES2017, which turns every object spread
  * (`{ ...state, paused }`) into calls of a helper that copies property by property; a workflow step
- * makes dozens. Node 20 runs ES2022 natively, and the semantics are the same (class fields are
- * defined, as `tsc` already compiles them for troupe's ES2022 target). Rules other than the swc
- * loader are left as they are.
+ * makes dozens. A worker run from the sources (a clone, `troupe dev`, the compose image) bundles
+ * troupe's TypeScript; one run from the installed package bundles `tsc`'s ES2022 output, which this
+ * makes the two alike. Node 20 runs ES2022 natively, and the semantics are the same (class fields are
+ * defined, as `tsc` compiles them for troupe's ES2022 target). Rules other than the swc loader are
+ * left as they are.
  */
 export function compiledForEs2022(config: Parameters<WebpackConfigHook>[0]): ReturnType<WebpackConfigHook> {
   for (const rule of config.module?.rules ?? []) {

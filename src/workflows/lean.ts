@@ -63,10 +63,11 @@ export async function runRoundLean(run: Run, continueAsNew: () => Promise<void>)
                 }
               }
             } finally {
-              // Not published here: before this run next blocks, the next call, a wait for a
-              // human, the end or a continue-as-new publishes, and in between no query can see
-              // the details. A finished call changes nothing a human waits on, so this skips no
-              // command (BENCHMARKS.md, B5).
+              // Not published here: every way on to the run's next block publishes first (the
+              // next call or a judge's through `running`, a wait through `nextStep` or
+              // `waitForDecision`, `maybeContinueAsNew`, `publishEnd`), and until then no query
+              // can see the details. A finished call changes nothing a human waits on, so this
+              // skips no command (BENCHMARKS.md, B5).
               done({ publish: false });
             }
           }
