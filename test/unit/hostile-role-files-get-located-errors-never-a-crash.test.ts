@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import YAML from 'yaml';
 import { formatIssue, loadRoleConfig, type ConfigIssue } from '../../src/core/config/load';
-import { MAX_CONFIG_DEPTH } from '../../src/core/config/limits';
+import { MAX_CONFIG_DEPTH, MAX_QUOTED_CHARS } from '../../src/core/config/limits';
 import { CONFIG_MESSAGES } from '../../src/core/config/messages';
 import { main } from '../../src/cli/main';
 import { fuzzRuns, leaksIn } from '../helpers/fuzz';
@@ -228,6 +228,22 @@ describe('hostile role files', () => {
     expect(loadRoleConfig(nest(MAX_CONFIG_DEPTH), 'role.yaml').errors.map(formatIssue)).toEqual([
       `role.yaml:4:${13 + MAX_CONFIG_DEPTH} description${'[0]'.repeat(MAX_CONFIG_DEPTH - 1)}: ${CONFIG_MESSAGES.tooDeep(MAX_CONFIG_DEPTH)}`,
     ]);
+  });
+
+  test('agent and model names thousands of characters long are quoted cut in every message (a fuzz find: the dead-exit warning)', () => {
+    const long = '$'.repeat(2000);
+    const dead = `name: x\nagents:\n  a: {instructions: hi}\ncollaboration:\n  topology: pipeline\n  agents: [a]\n  flow:\n    - from: a\n      to: "${long}"\n`;
+    const priced = `name: x\nmodel: {name: "${long}"}\nagents:\n  a: {instructions: hi}\ncollaboration: {topology: pipeline, agents: [a]}\nbudget: {max_cost_usd: 1}\n`;
+    // YAML caps an implicit key at 1,024 characters
+    const key = '$'.repeat(1000);
+    const duplicate = `name: x\nagents:\n  "${key}": {instructions: hi}\ncollaboration:\n  flow: ["parent -> ${key}", "parent -> ${key}", "${key} -> parent"]\n`;
+    for (const text of [dead, priced, duplicate]) {
+      const r = loadRoleConfig(text, 'role.yaml');
+      const issues = [...r.errors, ...r.warnings];
+      expect(issues.length).toBeGreaterThan(0);
+      for (const i of issues) checkIssue(i);
+      expect(issues.some((i) => i.message.includes(`${'$'.repeat(MAX_QUOTED_CHARS)}…`))).toBe(true);
+    }
   });
 
   test('an alias inside the node it names, and an alias bomb, are located errors', () => {

@@ -21,7 +21,7 @@ export const GRAPH_MESSAGES = {
   notExitToParent: 'exit: false is not allowed on an edge to parent: edges to parent always exit',
   parentToParent: 'an edge cannot go from parent to parent',
   whenOnEntry: 'when is not allowed on an edge from parent: entry edges always run',
-  duplicateEdge: (from: string, to: string) => `duplicate edge "${from} -> ${to}": the later one replaces the earlier`,
+  duplicateEdge: (from: string, to: string) => `duplicate edge "${clip(from)} -> ${clip(to)}": the later one replaces the earlier`,
   // topologies and agents
   unknownTopology: (name: string, known: string[], hint: string) =>
     `unknown topology "${clip(name)}"${hint}; expected one of ${known.join(', ')}`,
@@ -45,11 +45,11 @@ export const GRAPH_MESSAGES = {
   allOfMessagesCap: (n: number, needs: number, cap: number) =>
     `all_of uses max_messages ${n}, which can need ${needs} iterations of a loop, more than the hard cap ${cap}: the hard cap can stop the loop first (set collaboration.max_iterations to ${needs} or more)`,
   deadExit: (from: string, to: string, fix: string) =>
-    `the exit edge "${from} -> parent" is never taken: routing always follows the unguarded edge "${from} -> ${to}" instead; ${fix}`,
+    `the exit edge "${clip(from)} -> parent" is never taken: routing always follows the unguarded edge "${clip(from)} -> ${clip(to)}" instead; ${fix}`,
   deadExitGuardWith: (agent: string, when: string) =>
-    `guard the exit with the termination condition that reads ${agent} (${when}) so the run exits when it holds`,
-  deadExitGuardExample: (when: string) => `guard the exit so it can be taken, e.g. ${when}`,
+    `guard the exit with the termination condition that reads ${clip(agent)} (${clip(when)}) so the run exits when it holds`,
+  deadExitGuardExample: (when: string) => `guard the exit so it can be taken, e.g. ${clip(when)}`,
   goalUnreported: 'no agent can report on the goal: give at least one agent the goal tool (tools: [goal])',
   missingPricing: (models: string[]) =>
-    `needs pricing for every model used; missing: ${models.join(', ')} (add them under pricing)`,
+    `needs pricing for every model used; missing: ${models.map(clip).join(', ')} (add them under pricing)`,
 } as const;
