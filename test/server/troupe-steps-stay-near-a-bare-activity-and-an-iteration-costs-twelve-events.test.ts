@@ -20,7 +20,7 @@ import { percentile } from '../../bench/lib/stats';
 import { startHarness, type Harness } from '../helpers/runs';
 import { getWorkflowBundle, startWorker, uniqueWorkflowId, type RunningWorker } from '../helpers/temporal';
 
-/** A troupe step's p50 at most this × the floor's (BENCHMARKS.md measures 1.10–1.23 on the tuned server). */
+/** A troupe step's p50 at most this × the floor's (BENCHMARKS.md measures 1.08–1.22 on the tuned server). */
 const STEP_RATIO_LIMIT = 1.5;
 /** B2: history events per review-loop iteration (2 activities, each 3 events and its workflow task's 3). */
 const EVENTS_PER_ITERATION = 12;
