@@ -244,6 +244,11 @@ describe('hostile role files', () => {
       for (const i of issues) checkIssue(i);
       expect(issues.some((i) => i.message.includes(`${'$'.repeat(MAX_QUOTED_CHARS)}…`))).toBe(true);
     }
+    // an everyday name longer than a quote is cut in no snippet a message suggests
+    const reviewer = 'implementation-reviewer-who-reads-every-line-of-the-change';
+    const everyday = `name: x\nagents:\n  a: {instructions: hi}\n  ${reviewer}: {instructions: hi}\ncollaboration:\n  topology: review-loop\n  agents: [a, ${reviewer}]\n  flow:\n    - ${reviewer} -> a\n`;
+    const warnings = loadRoleConfig(everyday, 'role.yaml').warnings.map((w) => w.message);
+    expect(warnings.some((w) => w.endsWith(`e.g. when: { result_matches: { agent: ${reviewer}, contains: APPROVED } }`))).toBe(true);
   });
 
   test('an alias inside the node it names, and an alias bomb, are located errors', () => {

@@ -39,7 +39,10 @@ export const PATTERN_CHECK_TIMEOUT_MS = 10_000;
 /** How many characters of a user's value an error message quotes before cutting it with `…`. */
 export const MAX_QUOTED_CHARS = 80;
 
-/** `value` cut to {@link MAX_QUOTED_CHARS} characters with `…`, for quoting in a message. */
-export function clip(value: string): string {
-  return value.length > MAX_QUOTED_CHARS ? `${value.slice(0, MAX_QUOTED_CHARS)}…` : value;
+/** How many characters of a YAML snippet a message suggests before cutting it: any everyday condition fits. */
+export const MAX_SNIPPET_CHARS = 400;
+
+/** `value` cut to `max` characters (default {@link MAX_QUOTED_CHARS}) with `…`, for quoting in a message. */
+export function clip(value: string, max: number = MAX_QUOTED_CHARS): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
 }

@@ -2,7 +2,7 @@
  * User-visible messages of the graph compiler and validator.
  * Checks 1–6 keep the wording users of other graph runners already know.
  */
-import { clip } from '../config/limits';
+import { clip, MAX_SNIPPET_CHARS } from '../config/limits';
 
 export const GRAPH_MESSAGES = {
   // checks 1–6
@@ -47,9 +47,9 @@ export const GRAPH_MESSAGES = {
   deadExit: (from: string, to: string, fix: string) =>
     `the exit edge "${clip(from)} -> parent" is never taken: routing always follows the unguarded edge "${clip(from)} -> ${clip(to)}" instead; ${fix}`,
   deadExitGuardWith: (agent: string, when: string) =>
-    `guard the exit with the termination condition that reads ${clip(agent)} (${clip(when)}) so the run exits when it holds`,
-  deadExitGuardExample: (when: string) => `guard the exit so it can be taken, e.g. ${clip(when)}`,
+    `guard the exit with the termination condition that reads ${clip(agent)} (${clip(when, MAX_SNIPPET_CHARS)}) so the run exits when it holds`,
+  deadExitGuardExample: (when: string) => `guard the exit so it can be taken, e.g. ${clip(when, MAX_SNIPPET_CHARS)}`,
   goalUnreported: 'no agent can report on the goal: give at least one agent the goal tool (tools: [goal])',
   missingPricing: (models: string[]) =>
-    `needs pricing for every model used; missing: ${models.map(clip).join(', ')} (add them under pricing)`,
+    `needs pricing for every model used; missing: ${models.map((m) => clip(m)).join(', ')} (add them under pricing)`,
 } as const;
