@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { estimateMessagesTokens, estimateTokens, INPUT_CAP_BYTES } from '../../src/core/prompts/bounds';
 import { TEXT_CAP_BYTES } from '../../src/core/state/state';
-import { capText, shortenUtf8, utf8ByteLength } from '../../src/core/text/utf8';
+import { capText, fitsUtf8, shortenUtf8, utf8ByteLength } from '../../src/core/text/utf8';
 
 const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
 
@@ -92,6 +92,17 @@ describe('counting UTF-8 bytes and code points without encoding (a step measures
   test('utf8ByteLength is the length TextEncoder encodes, lone surrogates as U+FFFD', () => {
     const encoder = new TextEncoder();
     fc.assert(fc.property(anyText, (text) => utf8ByteLength(text) === encoder.encode(text).length), { numRuns: 2000 });
+  });
+
+  test('fitsUtf8 says whether TextEncoder would encode the text within the bound, around every bound', () => {
+    const encoder = new TextEncoder();
+    fc.assert(
+      fc.property(anyText, fc.integer({ min: -2, max: 2 }), (text, off) => {
+        const max = Math.max(0, encoder.encode(text).length + off);
+        return fitsUtf8(text, max) === encoder.encode(text).length <= max;
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   test('estimateTokens reads code points as for…of does', () => {

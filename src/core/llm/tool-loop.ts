@@ -3,7 +3,7 @@
  * call ids the workflow can rely on, keeping the loop's messages bounded, and the texts the model and
  * the user see. The workflow (`src/workflows/tool-loop.ts`) sequences them with activities.
  */
-import { capText, utf8ByteLength } from '../text/utf8';
+import { capText, fitsUtf8, utf8ByteLength } from '../text/utf8';
 import { builtinToolsOf, toolDefinitions } from './builtin-tools';
 import { workerFunctionTool, type LoopMessage, type ToolCallRequest, type ToolDefinition, type WorkerFunctionTool } from './tool-contract';
 
@@ -100,7 +100,7 @@ export function shrinkEarlierToolResults(messages: readonly LoopMessage[]): Loop
     if (m.role === 'assistant') lastAssistant = i;
   });
   return messages.map((m, i) =>
-    m.role === 'tool' && i < lastAssistant && utf8ByteLength(m.content) > TOOL_LOOP_LIMITS.shrunkResultBytes
+    m.role === 'tool' && i < lastAssistant && !fitsUtf8(m.content, TOOL_LOOP_LIMITS.shrunkResultBytes)
       ? { ...m, content: capText(m.content, TOOL_LOOP_LIMITS.shrunkResultBytes) }
       : m,
   );

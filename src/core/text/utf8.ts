@@ -46,6 +46,11 @@ export function maxUtf8Bytes(length: number): number {
   return 3 * length;
 }
 
+/** Whether `text` takes at most `maxBytes` in UTF-8; a short text is not counted at all. */
+export function fitsUtf8(text: string, maxBytes: number): boolean {
+  return maxUtf8Bytes(text.length) <= maxBytes || utf8ByteLength(text) <= maxBytes;
+}
+
 /** A text bounded in bytes, and how many bytes the cut removed (0 when it fitted). */
 export interface CutText {
   text: string;
@@ -59,7 +64,7 @@ export interface CutText {
  * same text) is added to N.
  */
 export function cutUtf8(text: string, maxBytes: number, priorDroppedBytes = 0): CutText {
-  if (maxUtf8Bytes(text.length) <= maxBytes || utf8ByteLength(text) <= maxBytes) return { text, droppedBytes: 0 };
+  if (fitsUtf8(text, maxBytes)) return { text, droppedBytes: 0 };
   const bytes = encoder.encode(text);
   // the marker's width depends on the count it shows, which is at most this
   const markerBytes = 1 + truncationMarker(bytes.length + priorDroppedBytes).length;
@@ -82,7 +87,7 @@ const TRAILING_MARKER = /\n?\[troupe: truncated (\d+) bytes\]$/;
  * that marker is replaced, and the new one counts the bytes both cuts removed.
  */
 export function recapText(text: string, maxBytes: number): string {
-  if (maxUtf8Bytes(text.length) <= maxBytes || utf8ByteLength(text) <= maxBytes) return text;
+  if (fitsUtf8(text, maxBytes)) return text;
   const marker = TRAILING_MARKER.exec(text);
   return marker ? capText(text.slice(0, marker.index), maxBytes, Number(marker[1])) : capText(text, maxBytes);
 }
@@ -92,7 +97,7 @@ export function recapText(text: string, maxBytes: number): string {
  * (for labels where a truncation marker would take most of the room).
  */
 export function shortenUtf8(text: string, maxBytes: number): string {
-  if (maxUtf8Bytes(text.length) <= maxBytes || utf8ByteLength(text) <= maxBytes) return text;
+  if (fitsUtf8(text, maxBytes)) return text;
   const bytes = encoder.encode(text);
   let keep = Math.max(0, maxBytes - 3); // `…` is 3 bytes
   while (keep > 0 && (bytes[keep] & 0xc0) === 0x80) keep -= 1;
