@@ -7,6 +7,7 @@
  */
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { B2_ITERATIONS } from './b2-history';
+import { B3_ITERATIONS } from './b3-throughput';
 import { eventRows, eventTypeCounts, type History } from './lib/history';
 import { reviewLoopYaml, BENCH_TASK } from './lib/loops';
 import { measure } from './lib/measure';
@@ -202,6 +203,28 @@ export async function runB5(ctx: BenchContext): Promise<BenchReport> {
     IN_WORKER_WARMUPS,
     IN_WORKER_TIMED,
   );
+  // a whole run of B3's shape, start and end included: when the worker is B3's bottleneck, its throughput ratio tends to the inverse of this
+  ctx.log(`B5 replay of a ${B3_ITERATIONS}-iteration run against a ${2 * B3_ITERATIONS}-step floor run, in turns: ${IN_WORKER_WARMUPS} + ${IN_WORKER_TIMED} each`);
+  const shortTroupe = recorded.find((r) => r.iterations === B3_ITERATIONS) ?? { iterations: B3_ITERATIONS, ...(await record(ctx, B3_ITERATIONS)) };
+  const shortFloorHandle = await recorder(ctx).startFloor({ steps: 2 * B3_ITERATIONS, mode: 'activity' });
+  await shortFloorHandle.result();
+  const shortFloorHistory = await shortFloorHandle.fetchHistory();
+  const [shortTroupeTimes, shortFloorTimes] = await replayInTurns(
+    [
+      { bundle: ctx.bundles.troupe, item: shortTroupe },
+      { bundle: ctx.bundles.floor, item: { history: shortFloorHistory, workflowId: workflowIdOf(shortFloorHistory, 'floor-short') } },
+    ],
+    IN_WORKER_WARMUPS,
+    IN_WORKER_TIMED,
+  );
+  const shortRatios = shortTroupeTimes.map((t, i) => t.wallMs / shortFloorTimes[i].wallMs).sort((x, y) => x - y);
+  const shortRun = {
+    troupe: { events: eventRows(shortTroupe.history).length, ms: median(shortTroupeTimes.map((t) => t.wallMs)) },
+    floor: { events: eventRows(shortFloorHistory).length, ms: median(shortFloorTimes.map((t) => t.wallMs)) },
+    ratio: median(shortRatios),
+    quartiles: [shortRatios[Math.floor(shortRatios.length / 4)], shortRatios[Math.floor((3 * shortRatios.length) / 4)]],
+  };
+
   const inWorker = {
     troupe: { ms: median(troupeTimes.map((t) => t.wallMs)), cpuMs: median(troupeTimes.map((t) => t.cpuMs)) },
     floor: { ms: median(floorTimes.map((t) => t.wallMs)), cpuMs: median(floorTimes.map((t) => t.cpuMs)) },
@@ -214,6 +237,11 @@ export async function runB5(ctx: BenchContext): Promise<BenchReport> {
       target: `(issue 13) troupe µs per event ≤ ${B5_LIMIT} × the floor's at equal history size (${equal.events} vs ${floorRow.events} events), same run, replayed in a running replay worker`,
       measured: `×${fmt(inWorkerRatio)}, the median of ${IN_WORKER_TIMED} neighbouring pairs (quartiles ${fmt(spread[Math.floor(spread.length / 4)])}–${fmt(spread[Math.floor((3 * spread.length) / 4)])}); medians ${fmt((inWorker.troupe.ms * 1000) / equal.events, 1)} vs ${fmt((inWorker.floor.ms * 1000) / floorRow.events, 1)} µs`,
       met: inWorkerRatio <= B5_LIMIT,
+    },
+    {
+      target: `(context, B3) a whole run of B3's shape replayed the same way: troupe's ${B3_ITERATIONS}-iteration run (${shortRun.troupe.events} events) ÷ the floor's ${2 * B3_ITERATIONS}-step run (${shortRun.floor.events} events)`,
+      measured: `×${fmt(shortRun.ratio)} per run (quartiles ${fmt(shortRun.quartiles[0])}–${fmt(shortRun.quartiles[1])}; ${fmt(shortRun.troupe.ms)} vs ${fmt(shortRun.floor.ms)} ms): B3's ratio tends to ${fmt(1 / shortRun.ratio)} where the worker is the bottleneck`,
+      met: null,
     },
     {
       target: `(context) the same with a new replay worker for each history (Worker.runReplayHistory: loads the bundle and parses its source map each time)`,
@@ -248,7 +276,7 @@ export async function runB5(ctx: BenchContext): Promise<BenchReport> {
     method:
       `Review-loop histories of ${[...SIZES, B2_ITERATIONS].join(', ')} iterations recorded in this run (the ${B2_ITERATIONS}-iteration one is B2's); baseline: the floor-workflow history of B1 (bare activities, 6 events per step; ${FLOOR_STEPS} steps recorded here when B1 did not run). ` +
       `Each replayed with Worker.runReplayHistory and its prebuilt bundle after one warm-up pass; median of ${reps}. Every call builds a replay worker, so the fit's intercept is that fixed cost and its slope the cost per event. Cold = the first replay call of this process. ` +
-      `The issue's ratio compares the ${EQUAL_SIZE_ITERATIONS}-iteration history with the floor's replayed in one running replay worker (Worker.runReplayHistories), which loads the bundle once and has run the code before (${IN_WORKER_WARMUPS} warm-up replays, then ${IN_WORKER_TIMED} timed), as a live worker has when a run it no longer caches comes back.`,
+      `The issue's ratio compares the ${EQUAL_SIZE_ITERATIONS}-iteration history with the floor's replayed in one running replay worker (Worker.runReplayHistories), which loads the bundle once and has run the code before (${IN_WORKER_WARMUPS} warm-up replays, then ${IN_WORKER_TIMED} timed), as a live worker has when a run it no longer caches comes back. A run of B3's shape (${B3_ITERATIONS} iterations, start and end included) and the floor's run of ${2 * B3_ITERATIONS} steps are replayed the same way, to show what a whole short run costs the worker.`,
     tables: [
       {
         title: 'Warm replay time (Worker.runReplayHistory, median)',
@@ -265,8 +293,10 @@ export async function runB5(ctx: BenchContext): Promise<BenchReport> {
         rows: [
           [equal.name, equal.events, fmt(inWorker.troupe.ms), fmt(inWorker.troupe.cpuMs), fmt((inWorker.troupe.ms * 1000) / equal.events, 1)],
           [floorRow.name, floorRow.events, fmt(inWorker.floor.ms), fmt(inWorker.floor.cpuMs), fmt((inWorker.floor.ms * 1000) / floorRow.events, 1)],
+          [`troupe review loop, ${B3_ITERATIONS} iterations (a B3 run, start and end included)`, shortRun.troupe.events, fmt(shortRun.troupe.ms), '—', fmt((shortRun.troupe.ms * 1000) / shortRun.troupe.events, 1)],
+          [`floor workflow, ${2 * B3_ITERATIONS} steps`, shortRun.floor.events, fmt(shortRun.floor.ms), '—', fmt((shortRun.floor.ms * 1000) / shortRun.floor.events, 1)],
         ],
-        note: `One running replay worker for troupe and one for the floor, replaying in turns, one replay at a time: ${IN_WORKER_WARMUPS} warm-up replays each, then ${IN_WORKER_TIMED} timed each. troupe ÷ floor per event, the median of the ratios of neighbouring replays: ×${fmt(inWorkerRatio)}.`,
+        note: `One running replay worker for troupe and one for the floor, replaying in turns, one replay at a time: ${IN_WORKER_WARMUPS} warm-up replays each, then ${IN_WORKER_TIMED} timed each. troupe ÷ floor per event, the median of the ratios of neighbouring replays: ×${fmt(inWorkerRatio)}. The runs of B3's shape are replayed the same way, in turns with each other: troupe ÷ floor per run ×${fmt(shortRun.ratio)}.`,
       },
       {
         title: 'Workflow cache: step time against the step index',
@@ -281,6 +311,6 @@ export async function runB5(ctx: BenchContext): Promise<BenchReport> {
       },
     ],
     targets,
-    data: { rows, floorRow, perEventRatio, inWorker, inWorkerRatio, inWorkerTimes: { troupe: troupeTimes, floor: floorTimes }, pairRatios, troupeAtFloorSize, fit, cpuFit, cold, cachedSlope, cachedEnds, noCache: { stepMs: noCache.stepMs, fit: noCacheFit, cpuMs: noCache.cpuMs, wallMs: noCache.wallMs } },
+    data: { rows, floorRow, perEventRatio, inWorker, inWorkerRatio, shortRun, shortRunTimes: { troupe: shortTroupeTimes, floor: shortFloorTimes }, inWorkerTimes: { troupe: troupeTimes, floor: floorTimes }, pairRatios, troupeAtFloorSize, fit, cpuFit, cold, cachedSlope, cachedEnds, noCache: { stepMs: noCache.stepMs, fit: noCacheFit, cpuMs: noCache.cpuMs, wallMs: noCache.wallMs } },
   };
 }
