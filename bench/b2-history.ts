@@ -1,6 +1,6 @@
 /**
  * B2 — history events and bytes per review-loop iteration, from the run's own history: flat in the
- * iteration index (the agent input is bounded, SPEC §5.3/§11.5) and compared with the theory (6
+ * iteration index (the agent input is bounded: docs/semantics.md, "Agent calls") and compared with the theory (6
  * events per sequential activity step, 12 per writer+critic iteration) and with a naive design that
  * re-sends the whole growing transcript as activity input (computed from the same run's payloads).
  */

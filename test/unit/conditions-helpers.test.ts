@@ -176,7 +176,7 @@ describe('statusForReason and priorityOf', () => {
     expect(statusForReason(reason)).toBe(status);
   });
 
-  it('ranks reasons by the SPEC table', () => {
+  it('ranks reasons by the priority table in docs/semantics.md', () => {
     expect(['converged', 'result_match', 'text_mention', 'signal', 'exit', 'stuck', 'max_iterations', 'max_messages', 'token_usage', 'dead_end', 'timeout', 'error'].map(priorityOf)).toEqual([
       0, 1, 1, 1, 1, 2, 3, 3, 3, 3, 4, 5,
     ]);

@@ -106,7 +106,7 @@ collaboration:
     expect(located(text)).toEqual(['role.yaml:12:7 collaboration.agents[2]: duplicate agent "writer" in the topology list']);
   });
 
-  it('stuck.repeats below 2 gives the SPEC message at the value', () => {
+  it('stuck.repeats below 2 is located at the value with its bound', () => {
     const text = VALID.replace('      - result_matches: { agent: critic, score_gte: 85 }', '      - max_iterations: 4\n      - stuck:\n          repeats: 1');
     expect(located(text)).toEqual(['role.yaml:15:20 collaboration.termination.any_of[1].stuck.repeats: must be an integer >= 2']);
   });

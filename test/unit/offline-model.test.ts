@@ -8,7 +8,7 @@ import { startOfflineModel, type OfflineModel } from '../../src/dev/offline-mode
 import { OFFLINE_SCORES, OFFLINE_TEXTS } from '../../src/dev/offline-replies';
 import { encodeHeaderValue } from '../../src/core/llm/contract';
 
-const SCORE_RE = /\bscore\b\**\s*[:=]\s*\**\s*(-?\d+(?:\.\d+)?)/i; // SPEC §11.10
+const SCORE_RE = /\bscore\b\**\s*[:=]\s*\**\s*(-?\d+(?:\.\d+)?)/i; // the `score: N` reading of docs/semantics.md, "Termination conditions"
 const TASK = 'Write a 300-word essay on durable execution for AI agents.';
 const CRITIC_SYSTEM =
   'You are a demanding editor.\nEnd your reply with a line of the form `score: N`.\n\n<collaboration>\nYou are the agent "critic" in the graph "essay-review" (review-loop).\n</collaboration>';

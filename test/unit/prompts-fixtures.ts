@@ -1,4 +1,4 @@
-/** Hand-built compiled graphs (SPEC §4.1 edge shapes) for the prompt and context tests. */
+/** Hand-built compiled graphs (the edge shapes of docs/semantics.md, "The graph") for the prompt and context tests. */
 import { PARENT, type CompiledGraph, type Edge } from '../../src/core/graph/types';
 import type { AgentPromptInput } from '../../src/core/prompts/build';
 

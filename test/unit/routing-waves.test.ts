@@ -5,7 +5,7 @@ import type { Condition } from '../../src/core/conditions/types';
 const never = () => false;
 const always = () => true;
 
-describe('routeWave (SPEC §4.5)', () => {
+describe('routeWave (docs/semantics.md, "Routing")', () => {
   test('pipeline: a middle agent follows its edge; the last takes the unguarded exit', () => {
     const g = compileYaml(`
 name: p
