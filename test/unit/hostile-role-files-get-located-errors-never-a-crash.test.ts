@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import YAML from 'yaml';
 import { formatIssue, loadRoleConfig, type ConfigIssue } from '../../src/core/config/load';
-import { MAX_CONFIG_DEPTH, MAX_QUOTED_CHARS } from '../../src/core/config/limits';
+import { MAX_CONFIG_DEPTH, MAX_QUOTED_CHARS, MAX_REPORTED_ISSUES, MAX_YAML_ERRORS } from '../../src/core/config/limits';
 import { CONFIG_MESSAGES } from '../../src/core/config/messages';
 import { main } from '../../src/cli/main';
 import { fuzzRuns, leaksIn } from '../helpers/fuzz';
@@ -228,6 +228,29 @@ describe('hostile role files', () => {
     expect(loadRoleConfig(nest(MAX_CONFIG_DEPTH), 'role.yaml').errors.map(formatIssue)).toEqual([
       `role.yaml:4:${13 + MAX_CONFIG_DEPTH} description${'[0]'.repeat(MAX_CONFIG_DEPTH - 1)}: ${CONFIG_MESSAGES.tooDeep(MAX_CONFIG_DEPTH)}`,
     ]);
+  });
+
+  test('a quoted name continued on an unindented line of thousands of "!" lists the first YAML errors and counts the rest (a fuzz find: 2,843 errors)', () => {
+    // a quoted value continued on an unindented line: the reader reads each "!" after it as a tag
+    const text = `name: "${'! '.repeat(2000)}\n${'! '.repeat(800)}"\ntask: audit\nagents:\n  a: {instructions: hi}\ncollaboration: {topology: pipeline, agents: [a]}\n`;
+    const r = loadRoleConfig(text, 'role.yaml');
+    expect(r.errors).toHaveLength(MAX_YAML_ERRORS + 1);
+    for (const i of r.errors) checkIssue(i);
+    const last = r.errors[MAX_YAML_ERRORS];
+    const more = Number(/^and (\d+) more YAML syntax errors from here on/.exec(last.message)?.[1]);
+    expect(more).toBeGreaterThan(500);
+    // the count is of errors the reader found: the listed ones and the counted ones add up to all of them
+    expect(MAX_YAML_ERRORS + more).toBe(YAML.parseDocument(text, { uniqueKeys: true }).errors.length);
+    expect(last.line).toBeGreaterThanOrEqual(r.errors[MAX_YAML_ERRORS - 1].line);
+  });
+
+  test(`a file with more than ${MAX_REPORTED_ISSUES} schema errors lists the first ${MAX_REPORTED_ISSUES} in file order and counts the rest`, () => {
+    const agents = Array.from({ length: MAX_REPORTED_ISSUES + 50 }, (_, i) => `  a${i}: {instructions: ${i}}`).join('\n');
+    const r = loadRoleConfig(`name: x\nagents:\n${agents}\ncollaboration: {topology: pipeline, agents: [a0]}\n`, 'role.yaml');
+    expect(r.errors).toHaveLength(MAX_REPORTED_ISSUES + 1);
+    for (const i of r.errors) checkIssue(i);
+    expect(r.errors.slice(0, MAX_REPORTED_ISSUES).map((i) => i.path)).toEqual(Array.from({ length: MAX_REPORTED_ISSUES }, (_, i) => `agents.a${i}.instructions`));
+    expect(r.errors[MAX_REPORTED_ISSUES]).toMatchObject({ line: 3 + MAX_REPORTED_ISSUES, path: '', message: CONFIG_MESSAGES.moreIssues(50, 'errors') });
   });
 
   test('agent and model names thousands of characters long are quoted cut in every message (a fuzz find: the dead-exit warning)', () => {

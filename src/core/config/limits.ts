@@ -36,6 +36,16 @@ export function regexText(text: string): string {
  */
 export const PATTERN_CHECK_TIMEOUT_MS = 10_000;
 
+/**
+ * How many YAML syntax errors a file reports. After the first few, the reader's errors follow from
+ * the earlier ones (after a quoted value continued on an unindented line, every `!` is read as a tag,
+ * one error each), so the rest are counted in one closing error instead of listed.
+ */
+export const MAX_YAML_ERRORS = 20;
+
+/** How many errors, and how many warnings, one load reports at most; the rest are counted in one closing issue. */
+export const MAX_REPORTED_ISSUES = 200;
+
 /** How many characters of a user's value an error message quotes before cutting it with `…`. */
 export const MAX_QUOTED_CHARS = 80;
 

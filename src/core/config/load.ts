@@ -5,7 +5,7 @@
  */
 import { isAlias, LineCounter, parseDocument, visit, type Document, type YAMLError } from 'yaml';
 import { deepTextOffset, depthProblem } from './depth';
-import { MAX_CONFIG_DEPTH } from './limits';
+import { MAX_CONFIG_DEPTH, MAX_REPORTED_ISSUES, MAX_YAML_ERRORS } from './limits';
 import { compileRole } from '../graph/compile';
 import type { CompiledGraph } from '../graph/types';
 import { formatPath, type ConfigIssue, type Path, type PathIssue } from './issues';
@@ -38,7 +38,17 @@ function unique(issues: ConfigIssue[]): ConfigIssue[] {
 }
 
 function finish(r: { config?: RoleConfig; graph?: CompiledGraph; errors: ConfigIssue[]; warnings: ConfigIssue[] }): LoadResult {
-  return { ...r, errors: unique(r.errors).sort(byPosition), warnings: unique(r.warnings).sort(byPosition) };
+  return { ...r, errors: bounded(unique(r.errors).sort(byPosition), 'errors'), warnings: bounded(unique(r.warnings).sort(byPosition), 'warnings') };
+}
+
+/**
+ * At most `max` issues in file order; the rest are counted in one closing issue at the first one left
+ * out, so a hostile file cannot make the answer as long as the file (README, "Bounds on hostile input").
+ */
+function bounded(issues: ConfigIssue[], kind: 'errors' | 'warnings', max = MAX_REPORTED_ISSUES, more = (n: number) => M.moreIssues(n, kind)): ConfigIssue[] {
+  if (issues.length <= max) return issues;
+  const cut = issues[max];
+  return [...issues.slice(0, max), { file: cut.file, line: cut.line, col: cut.col, path: '', message: more(issues.length - max) }];
 }
 
 const STACK_EXHAUSTED = /Maximum call stack size exceeded/;
@@ -104,7 +114,10 @@ export function loadRoleConfig(text: string, file: string, extra?: ExtraCheck): 
   const raw = (offset: number, message: string): ConfigIssue => ({ file, ...positionOf(lineCounter, offset), path: '', message });
   const located = (i: PathIssue): ConfigIssue => ({ file, ...locate(doc, lineCounter, i), path: formatPath(i.path), message: i.message });
   const yamlWarnings = doc.warnings.map((w) => raw(w.pos[0], w.message));
-  if (doc.errors.length > 0) return finish({ errors: doc.errors.map((e) => raw(e.pos[0], yamlMessage(e))), warnings: yamlWarnings });
+  if (doc.errors.length > 0) {
+    const errors = unique(doc.errors.map((e) => raw(e.pos[0], yamlMessage(e)))).sort(byPosition);
+    return finish({ errors: bounded(errors, 'errors', MAX_YAML_ERRORS, M.moreYamlErrors), warnings: yamlWarnings });
+  }
   if (doc.contents === null) return finish({ errors: [raw(0, M.emptyDocument)], warnings: yamlWarnings });
 
   const cycle = selfAlias(doc);

@@ -35,4 +35,7 @@ export const CONFIG_MESSAGES = {
   aliasBomb: (max: number) =>
     `aliases here expand to more than ${max} copies of their values; write the values out or use fewer aliases`,
   readFile: (message: string) => `cannot read the file: ${message}`,
+  moreYamlErrors: (n: number) =>
+    `and ${n} more YAML syntax error${n === 1 ? '' : 's'} from here on, not listed: they usually follow from the first ones, so fix those and validate again`,
+  moreIssues: (n: number, kind: 'errors' | 'warnings') => `and ${n} more ${n === 1 ? kind.slice(0, -1) : kind} from here on, not listed`,
 } as const;
