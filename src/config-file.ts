@@ -22,7 +22,7 @@ export function loadRoleFile(file: string, extra?: ExtraCheck): LoadResult {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? '';
     const message = CONFIG_MESSAGES.readFile(READ_ERRORS[code] ?? (e as Error).message);
-    return { errors: [{ file, line: 0, col: 0, path: '', message }], warnings: [] };
+    return { errors: [{ file, line: 0, col: 0, path: '', message }], warnings: [], found: { errors: 1, warnings: 0 } };
   }
   return loadRoleConfig(text, file, extra);
 }

@@ -31,7 +31,7 @@ export async function run(args: ParsedArgs): Promise<number> {
   for (const e of r.errors) err(formatIssue(e));
   for (const w of r.warnings) err(CLI_TEXT.warning(formatIssue(w)));
   if (r.errors.length || !r.graph) {
-    err(CLI_TEXT.invalid(file, r.errors.length, r.warnings.length));
+    err(CLI_TEXT.invalid(file, r.found.errors, r.found.warnings));
     return 1;
   }
   out(renderGraph(r.graph, format));

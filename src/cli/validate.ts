@@ -33,15 +33,15 @@ export async function run(args: ParsedArgs): Promise<number> {
   const g = r.graph;
   if (booleanFlag(args, 'json')) {
     const summary = g && { agents: Object.keys(g.agents).length, edges: g.edges.length, loopGroups: g.loopGroups.length };
-    out(JSON.stringify({ file, valid: r.errors.length === 0, errors: r.errors, warnings: r.warnings, ...(summary && { summary }) }));
+    out(JSON.stringify({ file, valid: r.errors.length === 0, errors: r.errors, warnings: r.warnings, found: r.found, ...(summary && { summary }) }));
     return r.errors.length ? 1 : 0;
   }
   for (const e of r.errors) out(formatIssue(e));
   for (const w of r.warnings) out(CLI_TEXT.warning(formatIssue(w)));
   if (r.errors.length || !g) {
-    out(CLI_TEXT.invalid(file, r.errors.length, r.warnings.length));
+    out(CLI_TEXT.invalid(file, r.found.errors, r.found.warnings));
     return 1;
   }
-  out(CLI_TEXT.valid(file, r.warnings.length, Object.keys(g.agents).length, g.edges.length, g.loopGroups.length));
+  out(CLI_TEXT.valid(file, r.found.warnings, Object.keys(g.agents).length, g.edges.length, g.loopGroups.length));
   return 0;
 }

@@ -241,7 +241,33 @@ describe('hostile role files', () => {
     expect(more).toBeGreaterThan(500);
     // the count is of errors the reader found: the listed ones and the counted ones add up to all of them
     expect(MAX_YAML_ERRORS + more).toBe(YAML.parseDocument(text, { uniqueKeys: true }).errors.length);
+    expect(r.found).toEqual({ errors: MAX_YAML_ERRORS + more, warnings: 0 });
     expect(last.line).toBeGreaterThanOrEqual(r.errors[MAX_YAML_ERRORS - 1].line);
+  });
+
+  test('`troupe validate` on a cut list prints its lines and the number of errors found', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-cut-'));
+    const file = path.join(dir, 'role.yaml');
+    fs.writeFileSync(file, `name: "! !\n${'! '.repeat(300)}"\nagents:\n  a: {instructions: hi}\ncollaboration: {topology: pipeline, agents: [a]}\n`);
+    const found = loadRoleConfig(fs.readFileSync(file, 'utf8'), file).found.errors;
+    expect(found).toBeGreaterThan(MAX_YAML_ERRORS);
+    const out: string[] = [];
+    const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
+    try {
+      expect(await main(['validate', file])).toBe(1);
+      const lines = out.join('').trimEnd().split('\n');
+      expect(lines).toHaveLength(MAX_YAML_ERRORS + 2);
+      expect(lines[MAX_YAML_ERRORS]).toContain(`: and ${found - MAX_YAML_ERRORS} more YAML syntax errors`);
+      expect(lines[MAX_YAML_ERRORS + 1]).toBe(`✗ ${file}: ${found} errors`);
+      out.length = 0;
+      expect(await main(['validate', file, '--json'])).toBe(1);
+      const json = JSON.parse(out.join(''));
+      expect(json.errors).toHaveLength(MAX_YAML_ERRORS + 1);
+      expect(json.found).toEqual({ errors: found, warnings: 0 });
+    } finally {
+      spy.mockRestore();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test(`a file with more than ${MAX_REPORTED_ISSUES} schema errors lists the first ${MAX_REPORTED_ISSUES} in file order and counts the rest`, () => {
@@ -251,6 +277,7 @@ describe('hostile role files', () => {
     for (const i of r.errors) checkIssue(i);
     expect(r.errors.slice(0, MAX_REPORTED_ISSUES).map((i) => i.path)).toEqual(Array.from({ length: MAX_REPORTED_ISSUES }, (_, i) => `agents.a${i}.instructions`));
     expect(r.errors[MAX_REPORTED_ISSUES]).toMatchObject({ line: 3 + MAX_REPORTED_ISSUES, path: '', message: CONFIG_MESSAGES.moreIssues(50, 'errors') });
+    expect(r.found.errors).toBe(MAX_REPORTED_ISSUES + 50);
   });
 
   test('agent and model names thousands of characters long are quoted cut in every message (a fuzz find: the dead-exit warning)', () => {

@@ -23,6 +23,8 @@ export interface LoadResult {
   graph?: CompiledGraph;
   errors: ConfigIssue[];
   warnings: ConfigIssue[];
+  /** How many errors and warnings the file has: more than listed when a list was cut at its bound (its last issue counts the rest). */
+  found: { errors: number; warnings: number };
 }
 
 function byPosition(a: ConfigIssue, b: ConfigIssue): number {
@@ -37,15 +39,23 @@ function unique(issues: ConfigIssue[]): ConfigIssue[] {
   });
 }
 
-function finish(r: { config?: RoleConfig; graph?: CompiledGraph; errors: ConfigIssue[]; warnings: ConfigIssue[] }): LoadResult {
-  return { ...r, errors: bounded(unique(r.errors).sort(byPosition), 'errors'), warnings: bounded(unique(r.warnings).sort(byPosition), 'warnings') };
+/** The result in file order; `yamlErrors` when the errors are the YAML reader's, which are cut sooner. */
+function finish(r: { config?: RoleConfig; graph?: CompiledGraph; errors: ConfigIssue[]; warnings: ConfigIssue[] }, yamlErrors = false): LoadResult {
+  const errors = unique(r.errors).sort(byPosition);
+  const warnings = unique(r.warnings).sort(byPosition);
+  return {
+    ...r,
+    errors: yamlErrors ? bounded(errors, MAX_YAML_ERRORS, M.moreYamlErrors) : bounded(errors, MAX_REPORTED_ISSUES, (n) => M.moreIssues(n, 'errors')),
+    warnings: bounded(warnings, MAX_REPORTED_ISSUES, (n) => M.moreIssues(n, 'warnings')),
+    found: { errors: errors.length, warnings: warnings.length },
+  };
 }
 
 /**
  * At most `max` issues in file order; the rest are counted in one closing issue at the first one left
  * out, so a hostile file cannot make the answer as long as the file (README, "Bounds on hostile input").
  */
-function bounded(issues: ConfigIssue[], kind: 'errors' | 'warnings', max = MAX_REPORTED_ISSUES, more = (n: number) => M.moreIssues(n, kind)): ConfigIssue[] {
+function bounded(issues: ConfigIssue[], max: number, more: (n: number) => string): ConfigIssue[] {
   if (issues.length <= max) return issues;
   const cut = issues[max];
   return [...issues.slice(0, max), { file: cut.file, line: cut.line, col: cut.col, path: '', message: more(issues.length - max) }];
@@ -114,10 +124,7 @@ export function loadRoleConfig(text: string, file: string, extra?: ExtraCheck): 
   const raw = (offset: number, message: string): ConfigIssue => ({ file, ...positionOf(lineCounter, offset), path: '', message });
   const located = (i: PathIssue): ConfigIssue => ({ file, ...locate(doc, lineCounter, i), path: formatPath(i.path), message: i.message });
   const yamlWarnings = doc.warnings.map((w) => raw(w.pos[0], w.message));
-  if (doc.errors.length > 0) {
-    const errors = unique(doc.errors.map((e) => raw(e.pos[0], yamlMessage(e)))).sort(byPosition);
-    return finish({ errors: bounded(errors, 'errors', MAX_YAML_ERRORS, M.moreYamlErrors), warnings: yamlWarnings });
-  }
+  if (doc.errors.length > 0) return finish({ errors: doc.errors.map((e) => raw(e.pos[0], yamlMessage(e))), warnings: yamlWarnings }, true);
   if (doc.contents === null) return finish({ errors: [raw(0, M.emptyDocument)], warnings: yamlWarnings });
 
   const cycle = selfAlias(doc);
