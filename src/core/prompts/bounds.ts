@@ -143,10 +143,9 @@ export function planContext(
     }
   }
 
-  const { input: trimmed, messages } = capInputBytes(current());
+  const { input: trimmed, messages, withinCap } = capInputBytes(current());
   // a step counts what its checks need; the figures only an error message reads are counted on demand
   const tokens = budgetTokens === undefined ? undefined : estimateMessagesTokens(messages);
-  const withinCap = fitsUnderCap(messages) || messagesBytes(messages) <= INPUT_CAP_BYTES;
   const fits = withinCap && (tokens === undefined || tokens <= (budgetTokens ?? Infinity));
   const dropped = {
     ownRecent: threadMode ? 0 : input.ownRecent.length - own.length,
@@ -183,14 +182,15 @@ function fitsUnderCap(messages: ChatMessage[]): boolean {
 }
 
 /**
- * Cuts every shown text longer than a common level so the contents fit INPUT_CAP_BYTES; the input and
- * its messages.
+ * Cuts every shown text longer than a common level so the contents fit INPUT_CAP_BYTES; the input, its
+ * messages, and whether their contents are within the cap (a cut can fall short when the minimum alone
+ * exceeds it).
  */
-function capInputBytes(input: AgentPromptInput): { input: AgentPromptInput; messages: ChatMessage[] } {
+function capInputBytes(input: AgentPromptInput): { input: AgentPromptInput; messages: ChatMessage[]; withinCap: boolean } {
   const messages = buildAgentMessages(input);
-  if (fitsUnderCap(messages)) return { input, messages };
+  if (fitsUnderCap(messages)) return { input, messages, withinCap: true };
   const excess = messagesBytes(messages) - INPUT_CAP_BYTES;
-  if (excess <= 0) return { input, messages };
+  if (excess <= 0) return { input, messages, withinCap: true };
   const level = cutLevel(shownTexts(input).map(utf8ByteLength), excess);
   const cut = (text: string): string => capText(text, level);
   const trimmed = {
@@ -202,7 +202,8 @@ function capInputBytes(input: AgentPromptInput): { input: AgentPromptInput; mess
     thread: input.thread.map((e) => ({ ...e, text: cut(e.text) })),
     notes: input.notes.map((n) => ({ ...n, text: cut(n.text) })),
   };
-  return { input: trimmed, messages: buildAgentMessages(trimmed) };
+  const cutMessages = buildAgentMessages(trimmed);
+  return { input: trimmed, messages: cutMessages, withinCap: fitsUnderCap(cutMessages) || messagesBytes(cutMessages) <= INPUT_CAP_BYTES };
 }
 
 /** The carried texts the built prompt shows, each once. */
