@@ -2,9 +2,10 @@
  * `troupe codec-server [--port P] [--host H] [--origin URL,…] [--token T]`: serve the remote codec
  * endpoint of the Temporal Web UI (and of `temporal … --codec-endpoint`) with this environment's
  * payload keys, until SIGINT/SIGTERM. The token may come from TROUPE_CODEC_TOKEN instead, which
- * keeps it out of the process list.
+ * keeps it out of the process list; a `--host` other than a loopback address needs one.
  */
 import { CODEC_ENV, CODEC_SERVER_DEFAULTS, CODEC_TEXTS, payloadCodecFromEnv, startCodecServer } from '../codec';
+import { openBindRefusal } from '../codec/server';
 import { stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
 
@@ -41,16 +42,22 @@ export async function run(args: ParsedArgs): Promise<number> {
     err(CODEC_TEXTS.badOrigin(parsed.bad));
     return 1;
   }
+  const host = stringFlag(args, 'host') ?? CODEC_SERVER_DEFAULTS.host;
+  const token = stringFlag(args, 'token') || process.env[CODEC_ENV.token] || undefined;
+  const refusal = openBindRefusal(host, token);
+  if (refusal) {
+    err(refusal);
+    return 1;
+  }
   const codec = payloadCodecFromEnv();
   if (!codec) {
     err(CODEC_TEXTS.serverNeedsKey);
     return 1;
   }
-  const token = stringFlag(args, 'token') ?? (process.env[CODEC_ENV.token] || undefined);
   const server = await startCodecServer({
     codec,
     port,
-    host: stringFlag(args, 'host') ?? CODEC_SERVER_DEFAULTS.host,
+    host,
     origins: parsed.origins,
     ...(token ? { token } : {}),
     log: err,

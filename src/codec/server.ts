@@ -2,13 +2,14 @@
  * The remote codec endpoint of the Temporal Web UI and CLI (`--codec-endpoint`): `POST /encode` and
  * `POST /decode` take and return `{"payloads":[{"metadata":{k: base64}, "data": base64}]}`. The
  * browser calls it directly from the UI page, so it answers CORS for the UI's origins only; with
- * a token it also requires `Authorization: Bearer <token>`. It binds to 127.0.0.1 unless told
- * otherwise: whoever reaches it can read every payload (README "Encrypting payloads").
+ * a token it also requires `Authorization: Bearer <token>`. Whoever reaches it can read every
+ * payload, so it binds to 127.0.0.1 unless told otherwise, and to anything but a loopback address
+ * only with a token (README "Encrypting payloads").
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIPv4, isIPv6, type AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
 import { CODEC_TEXTS } from './texts';
@@ -18,7 +19,7 @@ export interface CodecServerOptions {
   codec: PayloadCodec;
   /** Default 8888; 0 picks a free port. */
   port?: number;
-  /** Default 127.0.0.1. */
+  /** Default 127.0.0.1; anything but a loopback address needs a `token` (see {@link openBindRefusal}). */
   host?: string;
   /** Origins the browser may call from, e.g. `http://localhost:8080` (the Web UI). */
   origins: string[];
@@ -116,8 +117,39 @@ function parseBody(raw: string): Payload[] {
   return parsed.data.payloads.map(fromJson);
 }
 
-/** Start the codec server; resolves once it listens. */
+/**
+ * Whether `host` is literally a loopback address: `localhost`, an IPv4 address in 127.0.0.0/8 or the
+ * IPv6 `::1`. Decided from the text alone, never by resolving it: `0.0.0.0`, `::`, a LAN address and
+ * any other name count as reachable from elsewhere.
+ */
+export function isLoopbackHost(host: string): boolean {
+  if (host.toLowerCase() === 'localhost') return true;
+  if (isIPv4(host)) return host.startsWith('127.');
+  if (!isIPv6(host)) return false;
+  try {
+    // the URL parser writes an IPv6 address in its shortest form, so every spelling of ::1 is caught
+    return new URL(`http://[${host}]`).hostname === '[::1]';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why the codec server must not listen on `host` with `token`, or undefined when it may: without a
+ * token it would decrypt for anyone who reaches it, so it listens beyond loopback only with one.
+ */
+export function openBindRefusal(host: string, token: string | undefined): string | undefined {
+  return token || isLoopbackHost(host) ? undefined : CODEC_TEXTS.openBindWithoutToken(host);
+}
+
+/**
+ * Start the codec server; resolves once it listens. Rejects, before opening any port, a host that is
+ * not a loopback address when no `token` is set ({@link openBindRefusal}).
+ */
 export async function startCodecServer(opts: CodecServerOptions): Promise<CodecServer> {
+  const bindHost = opts.host ?? CODEC_SERVER_DEFAULTS.host;
+  const refusal = openBindRefusal(bindHost, opts.token);
+  if (refusal) throw new Error(refusal);
   const origins = new Set(opts.origins.map((o) => new URL(o).origin));
   const log = opts.log ?? (() => undefined);
 
@@ -169,7 +201,7 @@ export async function startCodecServer(opts: CodecServerOptions): Promise<CodecS
       .catch((e: unknown) => send(e instanceof HttpError ? e.status : 500, { error: (e as Error).message }));
   });
 
-  server.listen(opts.port ?? CODEC_SERVER_DEFAULTS.port, opts.host ?? CODEC_SERVER_DEFAULTS.host);
+  server.listen(opts.port ?? CODEC_SERVER_DEFAULTS.port, bindHost);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([e]) => Promise.reject(e as Error))]);
   const { address, port } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;

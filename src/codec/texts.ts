@@ -33,6 +33,9 @@ export const CODEC_TEXTS = {
   serverNeedsKey: `troupe codec-server needs ${CODEC_ENV.key} (and ${CODEC_ENV.oldKeys} for older payloads): without a key it has nothing to decode with`,
   badPort: (value: string) => `--port must be a port number (0-65535), not "${value}"`,
   badOrigin: (value: string) => `--origin must be a URL origin such as http://localhost:8080, not "${value}"`,
+  openBindWithoutToken: (host: string) =>
+    `the codec server will not listen on ${JSON.stringify(host)} without a token: whoever reaches it there could decrypt every payload. ` +
+    `Set ${CODEC_ENV.token} (or --token) so that it requires Authorization: Bearer <token>, or listen on loopback only (--host 127.0.0.1)`,
   listening: (url: string, origins: string[], keyIds: string[], token: boolean) =>
     `troupe codec server at ${url} (POST /encode, /decode) for ${origins.join(', ')}; ` +
     `key ids ${keyIds.join(', ')}; ${token ? 'a bearer token is required' : 'no bearer token required'}; Ctrl+C to stop`,
