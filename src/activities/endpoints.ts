@@ -40,6 +40,14 @@ export const ENDPOINT_TEXTS = {
     `${ENDPOINT_SETTINGS.allowedBaseUrlsVar}: "${entry}" is not an absolute URL (for example https://api.openai.com/v1)`,
   violation: (who: string, message: string) => `${who}: ${message}`,
   nothing: 'none',
+  /** The fixed message of a refused redirect; the refusal itself is one of the two below. */
+  redirectStopped: 'troupe did not follow a redirect of the model endpoint',
+  redirectRefused: (target: string, allowed: string[]) =>
+    `the endpoint redirected to ${target}, which is not under an allowed base URL (allowed: ${listed(allowed)}); ` +
+    `the request, and with it the API key, was not sent there. Point model.base_url (or ${ENDPOINT_SETTINGS.baseUrlVar}) ` +
+    `at the address that answers, or add it to ${ENDPOINT_SETTINGS.allowedBaseUrlsVar} on the worker`,
+  tooManyRedirects: (hops: number, last: string) =>
+    `the endpoint redirected more than ${hops} times in a row (the last from ${last}); troupe stopped following`,
 } as const;
 
 function listed(items: string[]): string {
@@ -121,8 +129,8 @@ export function baseUrlAllowed(candidate: string, allowed: string): boolean {
   return c.path === a.path || c.path.startsWith(`${a.path}/`);
 }
 
-/** An allowed base URL as messages show it: without credentials, query or fragment it might carry. */
-function shownUrl(text: string): string {
+/** A URL as messages show it: without credentials, query or fragment it might carry. */
+export function shownUrl(text: string): string {
   try {
     const url = new URL(text);
     return `${url.protocol}//${url.host}${url.pathname}`;

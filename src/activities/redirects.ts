@@ -1,0 +1,103 @@
+/**
+ * The fetch of troupe's OpenAI clients: it follows redirects itself, hop by hop, and only to URLs
+ * under the base URLs the worker allows, so an allowed endpoint cannot pass the API key on. Node's
+ * own fetch keeps the `Authorization` header on a same-origin redirect: `http://host/v1` answering
+ * 307 to `http://host/other` would carry the key past the allowed path (README "Which endpoints a
+ * shared worker allows"; the allowlists are in ./endpoints.ts).
+ */
+import { baseUrlAllowed, ENDPOINT_TEXTS, shownUrl, type EndpointPolicy } from './endpoints';
+
+/** The fetch signature the openai package takes (`ClientOptions.fetch`). */
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** How many redirects one request may follow (Node's fetch follows 20). */
+export const MAX_REDIRECTS = 5;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** What the Fetch standard drops with the body when a redirect turns a request into a GET. */
+const BODY_HEADERS = ['content-encoding', 'content-language', 'content-location', 'content-type', 'content-length'];
+
+/**
+ * A redirect troupe did not follow: its target lies outside the allowed base URLs, or there were
+ * too many. The message is fixed and `refusal` says which: the openai package sniffs an error's text
+ * for "timed out", and a target's path must not turn a refusal into a retried timeout.
+ */
+export class RedirectRefusedError extends Error {
+  override readonly name = 'RedirectRefusedError';
+
+  constructor(readonly refusal: string) {
+    super(ENDPOINT_TEXTS.redirectStopped);
+  }
+}
+
+/** The refusal behind a failed request, if a redirect was refused (the openai package wraps it as the cause). */
+export function redirectRefusal(err: unknown): string | undefined {
+  if (err instanceof RedirectRefusedError) return err.refusal;
+  const cause = err instanceof Error ? err.cause : undefined;
+  return cause instanceof RedirectRefusedError ? cause.refusal : undefined;
+}
+
+/**
+ * Where a client for `baseUrl` may follow redirects: the worker's allowed base URLs, plus `baseUrl`
+ * itself when they do not cover it (the worker's own endpoint, always allowed); only `baseUrl` when
+ * the worker trusts the role (`troupe dev`), whose endpoint the worker's list does not describe.
+ */
+export function redirectPrefixes(baseUrl: string, policy: EndpointPolicy): string[] {
+  if (policy.trustRole) return [baseUrl];
+  return policy.baseUrls.some((allowed) => baseUrlAllowed(baseUrl, allowed)) ? policy.baseUrls : [baseUrl, ...policy.baseUrls];
+}
+
+/** The request for the next hop: 307 and 308 keep method and body; 303, and 301/302 after a POST, become a GET without a body. */
+function nextRequest(request: RequestInit, status: number): RequestInit {
+  const method = (request.method ?? 'GET').toUpperCase();
+  const toGet = status === 303 ? method !== 'GET' && method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST';
+  if (!toGet) return request;
+  const headers = new Headers(request.headers);
+  for (const name of BODY_HEADERS) headers.delete(name);
+  const next: RequestInit & { duplex?: string } = { ...request, method: 'GET', headers };
+  delete next.body;
+  delete next.duplex;
+  return next;
+}
+
+/**
+ * A fetch that follows at most {@link MAX_REDIRECTS} redirects, each only when its `Location`,
+ * resolved against the current URL, lies under one of `allowed` (the rule of `baseUrlAllowed`:
+ * scheme, host, port and a path prefix on a `/` boundary). Otherwise it throws a
+ * {@link RedirectRefusedError} and sends nothing there. Headers, the abort signal and the timeout
+ * that rides on it apply to every hop. The first URL is not checked: it is the client's own base
+ * URL, which the worker's policy allowed before the client was built.
+ */
+export function allowedPrefixFetch(allowed: readonly string[], fetchImpl: Fetch = (input, init) => fetch(input, init)): Fetch {
+  const shownAllowed = allowed.map(shownUrl);
+  return async (input, init = {}) => {
+    let url: string;
+    if (typeof input === 'string' || input instanceof URL) {
+      url = String(input);
+    } else {
+      // a Request: its parts become the init, its body read once so that a 307 or 308 can send it again
+      const body = input.body === null ? undefined : await input.arrayBuffer();
+      init = { method: input.method, headers: input.headers, signal: input.signal, ...(body ? { body } : {}), ...init };
+      url = input.url;
+    }
+    let request: RequestInit = { ...init, redirect: 'manual' };
+    for (let hops = 0; ; hops += 1) {
+      const response = await fetchImpl(url, request);
+      const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
+      if (location === null) return response;
+      await response.body?.cancel().catch(() => undefined);
+      let target: string | undefined;
+      try {
+        target = new URL(location, url).href;
+      } catch {
+        target = undefined;
+      }
+      if (target === undefined || !allowed.some((prefix) => baseUrlAllowed(target, prefix))) {
+        throw new RedirectRefusedError(ENDPOINT_TEXTS.redirectRefused(shownUrl(target ?? location), shownAllowed));
+      }
+      if (hops >= MAX_REDIRECTS) throw new RedirectRefusedError(ENDPOINT_TEXTS.tooManyRedirects(MAX_REDIRECTS, shownUrl(url)));
+      request = nextRequest(request, response.status);
+      url = target;
+    }
+  };
+}
