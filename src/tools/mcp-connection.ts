@@ -15,7 +15,8 @@ import type { CallToolRequest, CallToolResult, Tool } from '@modelcontextprotoco
 import type { ServerSpec } from './file-load';
 import type { ToolsLogger } from './log';
 import { classifyMcpError, isStaleSocket } from './mcp-errors';
-import { StderrTail } from './stderr-tail';
+import { cappedHttpTransport } from './mcp-read-cap';
+import { STDERR_LOG_LIMIT, StderrTail } from './stderr-tail';
 
 /** Timing of connections. */
 export const CONNECTION_SETTINGS = {
@@ -29,6 +30,8 @@ export const CONNECTION_SETTINGS = {
 export const CONNECTION_TEXTS = {
   prefix: (server: string) => `[mcp ${server}]`,
   stderrLine: (server: string, line: string) => `[mcp ${server}] ${line}`,
+  stderrNotLogged: (server: string, count: number) =>
+    `[mcp ${server}] ${count.toLocaleString('en-US')} stderr line${count === 1 ? '' : 's'} not logged (more than ${STDERR_LOG_LIMIT.linesPerSecond} a second)`,
   protocolError: (server: string, message: string) => `[mcp ${server}] ${message}`,
   reconnecting: (server: string, reason: string) =>
     `[mcp ${server}] connection lost (${reason}); connecting afresh and sending the call once more`,
@@ -113,7 +116,10 @@ export class McpConnection {
     readonly spec: ServerSpec,
     private readonly log: ToolsLogger,
   ) {
-    this.stderr = new StderrTail((line) => log.info(CONNECTION_TEXTS.stderrLine(spec.name, line)));
+    this.stderr = new StderrTail({
+      line: (line) => log.info(CONNECTION_TEXTS.stderrLine(spec.name, line)),
+      notLogged: (count) => log.warn(CONNECTION_TEXTS.stderrNotLogged(spec.name, count)),
+    });
   }
 
   /** The server's name in the tools file. */
@@ -179,12 +185,14 @@ export class McpConnection {
     const current = this.current;
     this.current = undefined;
     const lease = await current?.lease.catch(() => undefined);
-    if (!lease) return;
-    const transport = lease.client.transport;
-    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
-      await untilAborted(transport.terminateSession(), AbortSignal.timeout(CONNECTION_SETTINGS.endSessionTimeoutMs)).catch(() => undefined);
+    if (lease) {
+      const transport = lease.client.transport;
+      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+        await untilAborted(transport.terminateSession(), AbortSignal.timeout(CONNECTION_SETTINGS.endSessionTimeoutMs)).catch(() => undefined);
+      }
+      await lease.client.close().catch(() => undefined);
     }
-    await lease.client.close().catch(() => undefined);
+    // even with no connection left: a child that died earlier may have left a line or a count unlogged
     this.stderr.flush();
   }
 
@@ -228,7 +236,8 @@ export class McpConnection {
   private transport(): StdioClientTransport | StreamableHTTPClientTransport {
     const spec = this.spec;
     if (spec.kind === 'http') {
-      return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
+      // replies are read under a cap, never buffered whole (mcp-read-cap.ts)
+      return cappedHttpTransport(new URL(spec.url), { headers: spec.headers });
     }
     const transport = new StdioClientTransport({ command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd, stderr: 'pipe' });
     transport.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));

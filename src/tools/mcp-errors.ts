@@ -3,11 +3,13 @@
  * through thrown errors: a server that died or forgot our session (reconnect and try again), a request
  * that ran out of time, a network failure (retry later), and a reply the client refused, such as a
  * result that does not match the tool's declared output schema (an answer for the model: retrying
- * would get the same reply). A tool's own failure is not among them: it arrives as a result with
+ * would get the same reply), or a reply larger than troupe reads (`mcp-read-cap.ts`: the next attempt
+ * would read the same flood). A tool's own failure is not among them: it arrives as a result with
  * `isError`. A cancelled call is recognised by the caller's signal before this classification.
  */
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { replyTooLargeText } from './mcp-read-cap';
 
 /** How a failed MCP request should be handled. */
 export type McpFailure =
@@ -66,6 +68,8 @@ function isMalformedReply(err: unknown): boolean {
 
 /** Classifies an error thrown by an MCP request (see the module doc). */
 export function classifyMcpError(err: unknown): McpFailure {
+  const tooLarge = replyTooLargeText(err);
+  if (tooLarge !== undefined) return { kind: 'answer', message: tooLarge };
   const message = messageOf(err);
   if (err instanceof McpError) {
     if (err.code === ErrorCode.ConnectionClosed) return { kind: 'connection_lost', mayHaveRun: true, message };
