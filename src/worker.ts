@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, NativeConnection, Worker, type BundleOptions, type WorkerPlugin, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities, type LlmEndpointOptions } from './activities';
+import { environmentSecrets, redactingLogger, Redactor } from './activities/redact';
 import { PAYLOAD_CONVERTER_PATH, troupeDataConverter } from './codec/data-converter';
 import { formatIssue } from './core/config/issues';
 import { workerConnectionOptions, withDiagnosis } from './connection';
@@ -68,11 +69,15 @@ export function shutdownGraceFromEnv(env: NodeJS.ProcessEnv = process.env): numb
   return Number(raw);
 }
 
-/** Open the tool registry of a tools file; throws with every error located when the file is invalid. */
+/**
+ * Open the tool registry of a tools file; throws with every error located when the file is invalid.
+ * What the tools library logs (servers' stderr, reconnections) is redacted first (activities/redact.ts).
+ */
 export async function openTools(file: string, logger: ToolsLogger = stderrLogger): Promise<ToolRegistry> {
   const loaded = loadToolsFile(file, process.env);
   if (!loaded.tools) throw new Error(WORKER_TEXTS.toolsFile(loaded.errors.map(formatIssue)));
-  const opened = await openToolRegistry(loaded.tools, { logger });
+  const redactor = new Redactor([...environmentSecrets(process.env, []), ...loaded.tools.secrets]);
+  const opened = await openToolRegistry(loaded.tools, { logger: redactingLogger(logger, redactor) });
   if (!opened.registry) throw new Error(WORKER_TEXTS.toolsFile(opened.errors.map(formatIssue)));
   return opened.registry;
 }

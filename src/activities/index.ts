@@ -13,28 +13,38 @@ import { makePrepareRun } from './prepare';
 import { makeCallTool } from './tools';
 import type { ToolRegistry } from '../tools';
 import { createOpenAIClient, type LlmEndpointOptions, type LlmKind } from './llm';
+import { environmentSecrets, redactingActivities, Redactor } from './redact';
 
 /**
  * Creates the activities bound to an endpoint. A model's own `baseUrl`/`apiKeyEnv` win when the worker
  * allows them (`TROUPE_ALLOWED_BASE_URLS`, `TROUPE_ALLOWED_KEY_ENVS` in `env`, or `trustRoleEndpoints`);
  * otherwise `baseUrl`, `apiKey`, then `OPENAI_BASE_URL`/`OPENAI_API_KEY` from `env` (default `process.env`).
- * Throws when an allowlist entry is not a URL, so a misconfigured worker does not start.
+ * Throws when an allowlist entry is not a URL, so a misconfigured worker does not start. Every text an
+ * activity returns or throws passes one redaction step (`redact.ts`).
  */
 export function createActivities(opts: LlmEndpointOptions & { tools?: ToolRegistry } = {}) {
   const endpoint: LlmEndpointOptions = { ...opts, env: opts.env ?? process.env };
   const policy = endpointPolicy(endpoint);
+  const redactor = new Redactor([opts.apiKey, ...environmentSecrets(endpoint.env ?? {}, policy.keyEnvs), ...(opts.tools?.secrets ?? [])]);
   const clientFor =
     (kind: LlmKind) =>
-    (input: { agent: string; model: ResolvedModel }) =>
-      createOpenAIClient(input.model, endpoint, { kind, agent: input.agent }, policy);
-  return {
-    callAgent: makeCallAgent(clientFor('agent')),
-    callModel: makeCallModel(clientFor('agent')),
-    judgeConvergence: makeJudgeConvergence(clientFor('judge')),
-    compactTranscript: makeCompactTranscript(clientFor('compaction')),
-    prepareRun: makePrepareRun(policy, () => opts.tools),
-    callTool: makeCallTool(() => opts.tools),
-  };
+    (input: { agent: string; model: ResolvedModel }) => {
+      const client = createOpenAIClient(input.model, endpoint, { kind, agent: input.agent }, policy);
+      // a key a trusted role named (troupe dev) is a secret too
+      redactor.add(client.apiKey ?? undefined);
+      return client;
+    };
+  return redactingActivities(
+    {
+      callAgent: makeCallAgent(clientFor('agent')),
+      callModel: makeCallModel(clientFor('agent')),
+      judgeConvergence: makeJudgeConvergence(clientFor('judge')),
+      compactTranscript: makeCompactTranscript(clientFor('compaction')),
+      prepareRun: makePrepareRun(policy, () => opts.tools),
+      callTool: makeCallTool(() => opts.tools),
+    },
+    redactor,
+  );
 }
 
 /** The activity interface, for `proxyActivities<TroupeActivities>()` in workflow code (`import type` only). */

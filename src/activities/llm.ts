@@ -13,6 +13,7 @@ import type { TokenCounts } from '../core/conditions/view';
 import { checkModelEndpoint, endpointPolicy, ENDPOINT_SETTINGS, workerBaseUrl, type EndpointPolicy } from './endpoints';
 import type { LlmEndpointOptions } from './endpoints';
 import { callIdOf } from './identity';
+import { allowedPrefixFetch, redirectPrefixes, redirectRefusal } from './redirects';
 import { ACTIVITY_TEXTS } from './texts';
 
 export type { LlmEndpointOptions } from './endpoints';
@@ -66,7 +67,7 @@ export function createOpenAIClient(
   const baseURL = model.baseUrl ?? workerBaseUrl(opts);
   // A model that names its own key variable never falls back to the OpenAI key: it may point at another provider.
   const apiKey = model.apiKeyEnv ? env[model.apiKeyEnv] : (opts.apiKey ?? env[ENDPOINT_SETTINGS.keyVar]);
-  return sharedClient(baseURL, apiKey || LLM_DEFAULTS.noApiKey);
+  return sharedClient(baseURL, apiKey || LLM_DEFAULTS.noApiKey, redirectPrefixes(baseURL, policy));
 }
 
 /** Clients by endpoint and key: a client holds no state of a request, and building one per call cost ~0.1 ms (BENCHMARKS.md, B1). */
@@ -74,12 +75,12 @@ const clients = new Map<string, OpenAI>();
 /** Endpoint and key pairs a worker keeps clients for (a worker talks to a handful). */
 const MAX_CLIENTS = 32;
 
-function sharedClient(baseURL: string | undefined, apiKey: string): OpenAI {
-  const key = `${baseURL ?? ''}\u0000${apiKey}`;
+function sharedClient(baseURL: string | undefined, apiKey: string, prefixes: string[]): OpenAI {
+  const key = `${baseURL ?? ''}\u0000${apiKey}\u0000${prefixes.join('\u0000')}`;
   let client = clients.get(key);
   if (!client) {
     if (clients.size >= MAX_CLIENTS) clients.clear();
-    client = new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 60_000 });
+    client = new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 60_000, fetch: allowedPrefixFetch(prefixes) });
     clients.set(key, client);
   }
   return client;
@@ -161,7 +162,7 @@ export async function chatCompletion(
     if (ctx.cancellationSignal.aborted) throw cancelledFailure(ctx.cancellationSignal.reason);
     if (err instanceof ApplicationFailure) throw err;
     if (timedOut) throw timeoutFailure(scope, timeout);
-    throw classifyLlmError(err, scope, timeout, Date.now(), client.apiKey ?? undefined);
+    throw classifyLlmError(err, scope, timeout, Date.now());
   } finally {
     clearInterval(beat);
     clearTimeout(timer);
@@ -258,12 +259,12 @@ function timeoutFailure(scope: Pick<LlmCallScope, 'kind' | 'agent'>, timeoutMs: 
   });
 }
 
-/** The provider's own error text, without the status prefix the openai package adds, `clean`ed before it is cut. */
-function providerMessage(err: APIError, clean: (text: string) => string): string {
+/** The provider's own error text, without the status prefix the openai package adds, cut to its bound. */
+function providerMessage(err: APIError): string {
   const body = err.error as { message?: unknown } | undefined;
   const raw =
     typeof body?.message === 'string' ? body.message : err.message.replace(new RegExp(`^${err.status ?? ''}\\s*`), '');
-  const text = clean(raw.trim()) || ACTIVITY_TEXTS.llm.noMessage;
+  const text = raw.trim() || ACTIVITY_TEXTS.llm.noMessage;
   return text.length > LLM_DEFAULTS.maxErrorMessageChars ? `${text.slice(0, LLM_DEFAULTS.maxErrorMessageChars)}…` : text;
 }
 
@@ -306,35 +307,34 @@ function localRequestError(err: unknown): Error | undefined {
 }
 
 /**
- * `text` with every occurrence of `apiKey` replaced: some providers repeat the key they were sent in
- * their error text, which would otherwise reach the failure, the run's diagnostics, the history and
- * the worker's log.
- */
-export function redactApiKey(text: string, apiKey: string | undefined): string {
-  if (!apiKey || apiKey === LLM_DEFAULTS.noApiKey) return text;
-  return text.split(apiKey).join(ACTIVITY_TEXTS.llm.redactedKey);
-}
-
-/**
  * Maps an error from the openai package to the failure Temporal should see: 400/401/403/404/422 are
  * non-retryable; 429 is retryable after `Retry-After`; 5xx, other statuses, timeouts and connection errors
  * are retryable. A request that failed on this side before reaching the network is non-retryable too:
- * the next attempt would fail the same way, and retrying would disguise it as an outage. The request's
- * `apiKey` is redacted from every text taken from the error.
+ * the next attempt would fail the same way, and retrying would disguise it as an outage; so is a
+ * redirect the worker refused to follow (./redirects.ts). A provider that repeats the key in its error
+ * text has it taken out, with every other secret, when the failure leaves the activity (./redact.ts).
  */
 export function classifyLlmError(
   err: unknown,
   scope: Pick<LlmCallScope, 'kind' | 'agent'>,
   timeoutMs: number,
   nowMs: number = Date.now(),
-  apiKey?: string,
 ): ApplicationFailure {
   const { kind, agent } = scope;
-  const clean = (text: string) => redactApiKey(text, apiKey);
   if (err instanceof APIConnectionTimeoutError) return timeoutFailure(scope, timeoutMs);
+  const refusal = redirectRefusal(err);
+  if (refusal !== undefined) {
+    const message = refusal;
+    return ApplicationFailure.create({
+      type: FAILURE_TYPES.fatal,
+      nonRetryable: true,
+      message: ACTIVITY_TEXTS.llm.endpointRefused(kind, agent, message),
+      details: [details(kind, message)],
+    });
+  }
   const local = localRequestError(err);
   if (local) {
-    const error = clean(`${local.name}: ${local.message}`);
+    const error = `${local.name}: ${local.message}`;
     return ApplicationFailure.create({
       type: FAILURE_TYPES.fatal,
       nonRetryable: true,
@@ -343,14 +343,14 @@ export function classifyLlmError(
     });
   }
   if (err instanceof APIConnectionError) {
-    const cause = clean(err.cause instanceof Error && err.cause.message ? `${err.message} (${err.cause.message})` : err.message);
+    const cause = err.cause instanceof Error && err.cause.message ? `${err.message} (${err.cause.message})` : err.message;
     const message = ACTIVITY_TEXTS.llm.connection(kind, agent, cause);
     return ApplicationFailure.create({ type: FAILURE_TYPES.retryable, message, details: [details(kind, cause)] });
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     const status = err.status;
     const requestId = err.requestID ?? undefined;
-    const text = providerMessage(err, clean);
+    const text = providerMessage(err);
     const message = ACTIVITY_TEXTS.llm.http(kind, agent, status, text, requestId);
     const info = details(kind, text, status, requestId);
     if (FATAL_STATUSES.has(status)) {
@@ -364,7 +364,7 @@ export function classifyLlmError(
       ...(retryAfter !== undefined ? { nextRetryDelay: retryAfter } : {}),
     });
   }
-  const text = clean(err instanceof Error ? err.message : String(err));
+  const text = err instanceof Error ? err.message : String(err);
   return ApplicationFailure.create({
     type: FAILURE_TYPES.retryable,
     message: ACTIVITY_TEXTS.llm.other(kind, agent, text),

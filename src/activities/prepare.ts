@@ -10,6 +10,13 @@ import { FAILURE_TYPES, type PrepareInput, type PrepareResult } from '../core/ll
 import type { ToolDefinition } from '../core/llm/tool-contract';
 import { resolveAgentTools, type ToolRegistry } from '../tools';
 import { checkRunEndpoints, type EndpointPolicy } from './endpoints';
+import { formatPath } from '../core/config/issues';
+import type { Condition } from '../core/conditions/types';
+import type { LocatedCondition } from '../core/conditions/walk';
+import { graphConditions, GRAPH_CHECK_TEXTS, joinProblems } from '../core/graph/check-graph';
+import type { CompiledGraph } from '../core/graph/types';
+import { patternIssues } from '../core/graph/validate-patterns';
+import { outputSchemaError } from '../core/output/validator';
 
 /** Texts of the run-start refusals, so tests pin them. */
 export const PREPARE_TEXTS = {
@@ -21,6 +28,8 @@ export const PREPARE_TEXTS = {
 /** Builds the prepare activity for the worker's endpoint policy and tool registry. */
 export function makePrepareRun(policy: EndpointPolicy, registry: () => ToolRegistry | undefined = () => undefined) {
   return async function prepareRun(input: PrepareInput): Promise<PrepareResult> {
+    const wrong = input.graph ? graphRefusals(input.graph) : [];
+    if (wrong.length > 0) refuse(wrong);
     const refusals = checkRunEndpoints(input.models, policy).map((v) => v.message);
     const tools: Record<string, ToolDefinition[]> = {};
     const offered = registry()?.definitions();
@@ -33,10 +42,29 @@ export function makePrepareRun(policy: EndpointPolicy, registry: () => ToolRegis
       if (resolved.ok) tools[agent] = resolved.set.tools;
       else refusals.push(...resolved.errors.map((e) => PREPARE_TEXTS.toolError(agent, e)));
     }
-    if (refusals.length > 0) {
-      const message = refusals.join('; ');
-      throw ApplicationFailure.create({ type: FAILURE_TYPES.fatal, nonRetryable: true, message, details: [{ kind: 'agent', message }] });
-    }
+    if (refusals.length > 0) refuse(refusals);
     return { ok: true, ...(input.tools?.length ? { tools } : {}) };
   };
+}
+
+function refuse(refusals: string[]): never {
+  const message = joinProblems(refusals);
+  throw ApplicationFailure.create({ type: FAILURE_TYPES.fatal, nonRetryable: true, message, details: [{ kind: 'agent', message }] });
+}
+
+/**
+ * The checks of a graph that need Node, after the workflow's own (core/graph/check-graph.ts): regexes
+ * that could backtrack catastrophically, and an output schema ajv cannot compile.
+ */
+export function graphRefusals(graph: CompiledGraph): string[] {
+  const located: LocatedCondition[] = graphConditions(graph).map(({ condition, path }) => ({
+    condition: condition as Condition,
+    agents: [],
+    path,
+    scope: 'termination',
+    inAllOf: false,
+  }));
+  const unsafe = patternIssues(located, graph.output?.schema).map((i) => GRAPH_CHECK_TEXTS.issue(formatPath(i.path), i.message));
+  const schemaError = graph.output ? outputSchemaError(graph.output.schema) : undefined;
+  return [...unsafe, ...(schemaError ? [GRAPH_CHECK_TEXTS.issue('output.schema', schemaError)] : [])];
 }

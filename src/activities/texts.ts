@@ -28,8 +28,6 @@ export const ACTIVITY_TEXTS = {
     local: (kind: LlmKind, agent: string, error: string) => `${kind} ${agent}: ${ACTIVITY_TEXTS.llm.localDetail(error)}`,
     endpointRefused: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: ${message}`,
     other: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: ${message}`,
-    /** Stands in for the API key where a provider's error text repeats it. */
-    redactedKey: '[redacted API key]',
   },
   /** Warnings the agent activity adds to its result, kept together so tests pin them. */
   agent: {

@@ -6,6 +6,7 @@
 import * as os from 'node:os';
 import { queryStatus, sendSignal, type RunHandle, type SignalName } from '../client';
 import type { SignalInputs } from '../core/humans/signals';
+import { GATE_KINDS, type DecisionKind } from '../core/humans/requests';
 import { SIGNAL_TYPE_RE } from '../core/config/schema';
 import { stringFlag, type ParsedArgs } from './args';
 import { withRun } from './connect';
@@ -21,14 +22,20 @@ async function send<K extends SignalName>(args: ParsedArgs, name: K, payload?: S
   });
 }
 
-/** The request a decision targets: `--request`, or the only pending one; else an error text. */
-async function targetRequest(handle: RunHandle, requested?: string): Promise<{ id: string } | { error: string }> {
+/**
+ * The request a decision targets: `--request`, or the only pending one; else an error text. An
+ * answer to a request only approve or reject decide (a gated tool call, `before_exit`) is refused
+ * with the commands that do.
+ */
+async function targetRequest(handle: RunHandle, decision: DecisionKind, requested?: string): Promise<{ id: string } | { error: string }> {
   const status = await queryStatus(handle);
   const ids = status.pending.map((p) => p.id);
-  if (requested) return ids.includes(requested) ? { id: requested } : { error: RUN_TEXT.notPending(handle.workflowId, requested, ids) };
-  if (ids.length === 0) return { error: RUN_TEXT.noPending(handle.workflowId) };
-  if (ids.length > 1) return { error: RUN_TEXT.choosePending(handle.workflowId, ids) };
-  return { id: ids[0] };
+  const id = requested ?? (ids.length === 1 ? ids[0] : undefined);
+  if (requested && !ids.includes(requested)) return { error: RUN_TEXT.notPending(handle.workflowId, requested, ids) };
+  if (id === undefined) return { error: ids.length === 0 ? RUN_TEXT.noPending(handle.workflowId) : RUN_TEXT.choosePending(handle.workflowId, ids) };
+  const kind = status.pending.find((p) => p.id === id)?.kind;
+  if (decision === 'answer' && kind !== undefined && GATE_KINDS.includes(kind)) return { error: RUN_TEXT.answerToGate(handle.workflowId, id, kind) };
+  return { id };
 }
 
 /** Who decides when `--by` is not given: the OS user (the run records it on the decision). */
@@ -45,7 +52,7 @@ async function decide(args: ParsedArgs, name: 'approve' | 'reject' | 'answer', e
   const id = args.positionals[0];
   const by = stringFlag(args, 'by')?.trim() || defaultDecider();
   return withRun(id, async (handle) => {
-    const target = await targetRequest(handle, stringFlag(args, 'request'));
+    const target = await targetRequest(handle, name, stringFlag(args, 'request'));
     if ('error' in target) {
       err(target.error);
       return 1;

@@ -1,5 +1,16 @@
 /** User-visible texts of the run-time CLI commands (run, worker, status, signals, dev). */
 import type { DecisionRecord, PendingRequest } from '../core/humans/requests';
+import { ANSWERED_KINDS } from '../core/humans/texts';
+import { foldLines, prettyJson } from '../core/text/format';
+
+/** Characters per line of a call's arguments in a request (longer lines fold). */
+const ARGUMENT_WIDTH = 100;
+
+/** The tool and arguments of a `tool_call` request, when its payload has them. */
+function toolCallOf(r: PendingRequest): { tool: string; arguments: string } | undefined {
+  const p = r.payload as { tool?: unknown; arguments?: unknown } | undefined;
+  return r.kind === 'tool_call' && typeof p?.tool === 'string' && typeof p.arguments === 'string' ? { tool: p.tool, arguments: p.arguments } : undefined;
+}
 
 const DECIDED = { approve: 'approved', reject: 'rejected', answer: 'answered' } as const;
 
@@ -16,7 +27,13 @@ export const RUN_TEXT = {
   awaiting: (id: string, r: PendingRequest) => {
     const who = r.agent ? `${r.agent} ` : '';
     const lines = [`  ✋ waiting for a human: ${r.id} (${r.kind}) ${who}— ${r.summary}`];
-    if (r.kind === 'clarification' || r.kind === 'blocked') lines.push(`     answer:  troupe answer ${id} "<your answer>" --request ${r.id}`);
+    const call = toolCallOf(r);
+    if (call) {
+      // every character of what will run, folded, never cut (the arguments are at most 16 KiB)
+      lines.push(`     ${call.tool} will receive exactly:`);
+      for (const line of foldLines(prettyJson(call.arguments), ARGUMENT_WIDTH)) lines.push(`     │ ${line}`);
+    }
+    if (ANSWERED_KINDS.includes(r.kind)) lines.push(`     answer:  troupe answer ${id} "<your answer>" --request ${r.id}`);
     lines.push(`     approve: troupe approve ${id} --request ${r.id} [--note "..."]`);
     lines.push(`     reject:  troupe reject ${id} --request ${r.id} --reason "..."`);
     return lines.join('\n');
@@ -24,7 +41,7 @@ export const RUN_TEXT = {
   warning: (text: string) => `  ⚠ ${text}`,
   /** A human's decision: which request, what, who and when (status, transcript, follow lines). */
   decision: (d: DecisionRecord) =>
-    `  ✓ ${d.requestId} (${d.request})${d.agent ? ` ${d.agent}` : ''} ${DECIDED[d.kind]} by ${d.by ?? 'an unnamed sender'} at ${d.at}${d.text ? ` — ${d.text.replace(/\s+/g, ' ').slice(0, 100)}` : ''}`,
+    `  ${d.kind === 'reject' ? '✗' : '✓'} ${d.requestId} (${d.request})${d.agent ? ` ${d.agent}` : ''} ${DECIDED[d.kind]} by ${d.by ?? 'an unnamed sender'} at ${d.at}${d.text ? ` — ${d.text.replace(/\s+/g, ' ').slice(0, 100)}` : ''}`,
   workerStarted: (address: string, namespace: string, queue: string) =>
     `troupe worker polling task queue "${queue}" on ${address} (namespace ${namespace}); Ctrl+C to stop`,
   sent: (what: string, id: string) => `sent ${what} to ${id}`,
@@ -32,6 +49,9 @@ export const RUN_TEXT = {
   /** Who decided when neither --by nor the OS names a user. */
   unknownDecider: 'unknown',
   noPending: (id: string) => `run ${id} has no pending request`,
+  answerToGate: (id: string, request: string, kind: string) =>
+    `request ${request} of run ${id} is a ${kind} request: an answer does not decide it. ` +
+    `Run it with: troupe approve ${id} --request ${request}   or refuse it with: troupe reject ${id} --request ${request} --reason "..."`,
   choosePending: (id: string, ids: string[]) =>
     `run ${id} has ${ids.length} pending requests (${ids.join(', ')}); name one with --request`,
   notPending: (id: string, request: string, ids: string[]) =>

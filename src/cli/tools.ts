@@ -1,10 +1,13 @@
 /**
- * `troupe tools --tools <tools.yaml> [--json]`: lists every tool a tools file offers, with the name the
- * model sees, the name role files use, where it comes from, its description and its parameters. It
- * starts the file's MCP servers (and closes them), and needs no Temporal server. Errors are located
- * in the tools file like `troupe validate`'s; exit 1 on errors.
+ * `troupe tools [role.yaml] --tools <tools.yaml> [--json]`: lists every tool a tools file offers, with
+ * the name the model sees, the name role files use, where it comes from, its description and its
+ * parameters; with a role file, the tools its `approval.tools` gate are marked (a call of one waits
+ * for a human). It starts the file's MCP servers (and closes them), and needs no Temporal server.
+ * Errors are located in the tools file (or the role file) like `troupe validate`'s; exit 1 on errors.
  */
 import { formatIssue } from '../core/config/issues';
+import { needsApproval } from '../core/llm/tool-loop';
+import { loadRoleFile } from '../config-file';
 import type { ToolsLogger } from '../tools/log';
 import { listToolsFile, type ToolListing } from '../tools/list';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
@@ -13,7 +16,7 @@ import { err, out } from './io';
 /** The command's texts, so tests can pin them. */
 export const TOOLS_CLI_TEXT = {
   needsFile: 'troupe tools: --tools <tools.yaml> is required',
-  header: (tool: ToolListing) => `${tool.name}  (${tool.yamlName}, ${tool.source})`,
+  header: (tool: ToolListing, gated: boolean) => `${tool.name}  (${tool.yamlName}, ${tool.source})${gated ? '  [needs approval]' : ''}`,
   description: (text: string) => `    ${text}`,
   parameters: (summary: string) => `    parameters: ${summary}`,
   noParameters: 'none',
@@ -45,9 +48,21 @@ export async function run(args: ParsedArgs): Promise<number> {
     return 1;
   }
   const json = booleanFlag(args, 'json');
+  const roleFile = args.positionals[0];
+  const role = roleFile ? loadRoleFile(roleFile) : undefined;
+  if (role && !role.config) {
+    if (json) out(JSON.stringify({ file: roleFile, valid: false, errors: role.errors }));
+    else {
+      for (const e of role.errors) out(formatIssue(e));
+      out(TOOLS_CLI_TEXT.invalid(roleFile, role.errors.length));
+    }
+    return 1;
+  }
+  const gated = (t: ToolListing) => needsApproval(role?.config?.approval?.tools, t.yamlName);
   const r = await listToolsFile(file, { logger: cliLogger });
   if (json) {
-    out(JSON.stringify(r.tools ? { file, valid: true, tools: r.tools } : { file, valid: false, errors: r.errors }));
+    const tools = r.tools?.map((t) => (role ? { ...t, gated: gated(t) } : t));
+    out(JSON.stringify(tools ? { file, valid: true, tools } : { file, valid: false, errors: r.errors }));
     return r.tools ? 0 : 1;
   }
   if (!r.tools) {
@@ -56,7 +71,7 @@ export async function run(args: ParsedArgs): Promise<number> {
     return 1;
   }
   for (const t of r.tools) {
-    out(TOOLS_CLI_TEXT.header(t));
+    out(TOOLS_CLI_TEXT.header(t, gated(t)));
     if (t.description) out(TOOLS_CLI_TEXT.description(t.description.split('\n')[0]));
     out(TOOLS_CLI_TEXT.parameters(parameterSummary(t.parameters)));
     out(TOOLS_CLI_TEXT.settings(t));

@@ -10,13 +10,14 @@ import Ajv2019 from 'ajv/dist/2019';
 import Ajv2020 from 'ajv/dist/2020';
 import { z } from 'zod';
 import { parseWithIssues } from '../core/config/zod-issues';
+import { readToolArguments, TOOL_ARGUMENT_TEXTS } from '../core/llm/tool-arguments';
 import { OUTPUT_TEXTS } from '../core/output/texts';
 import { formatAjvErrors, MAX_ERROR_LINES } from '../core/output/validator';
 
 /** Messages about arguments, and about a tool's `parameters` (those follow its path), so tests can pin them. */
 export const ARGUMENT_MESSAGES = {
-  notJson: (error: string) => `the arguments are not valid JSON (${error})`,
-  notObject: (type: string) => `the arguments must be a JSON object, got ${type}`,
+  notJson: TOOL_ARGUMENT_TEXTS.notJson,
+  notObject: TOOL_ARGUMENT_TEXTS.notObject,
   notObjectSchema: 'must describe an object: a zod object schema, or a JSON Schema with "type": "object"',
   zod3: 'is a zod 3 schema; use zod 4 or a JSON Schema object',
   unconvertible: (error: string) => `cannot be converted to JSON Schema: ${error}`,
@@ -49,17 +50,13 @@ function typeOf(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
 }
 
-/** Parses the model's argument text; an empty text means no arguments (`{}`). */
+/**
+ * Parses the model's argument text (core/llm/tool-arguments.ts): an empty text means no arguments
+ * (`{}`); a key repeated within an object is an error, never "last one wins".
+ */
 export function parseArgumentsJson(text: string): ArgumentCheck {
-  if (text.trim() === '') return { ok: true, value: {} };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    return { ok: false, errors: [ARGUMENT_MESSAGES.notJson((e as Error).message)] };
-  }
-  if (typeOf(value) !== 'object') return { ok: false, errors: [ARGUMENT_MESSAGES.notObject(typeOf(value))] };
-  return { ok: true, value };
+  const read = readToolArguments(text);
+  return read.ok ? { ok: true, value: read.value } : { ok: false, errors: [read.error] };
 }
 
 function pointer(path: ReadonlyArray<string | number>): string {

@@ -8,6 +8,7 @@
  * cancelled call throws {@link ToolCallCancelledError}.
  */
 import { TOOL_TEXTS } from '../core/llm/builtin-tools';
+import { TOOL_ARGUMENT_TEXTS } from '../core/llm/tool-arguments';
 import type { ToolCallOutcome } from '../core/llm/tool-contract';
 import { parseArgumentsJson } from './arguments';
 import { isToolFatalError, type ToolContext } from './define';
@@ -29,7 +30,7 @@ export const CALL_SETTINGS = {
 /** Texts of a call, so tests can pin them. */
 export const CALL_TEXTS = {
   unknownTool: TOOL_TEXTS.errorUnknownTool,
-  badArguments: (tool: string, lines: readonly string[]) => `Error: invalid arguments for tool '${tool}':\n${lines.join('\n')}`,
+  badArguments: TOOL_ARGUMENT_TEXTS.invalid,
   failed: (tool: string, message: string) => `Error: tool '${tool}' failed: ${message}`,
   fatal: (tool: string, message: string) => `tool ${tool} ended the run: ${message}`,
   timedOut: (tool: string, ms: number) => `tool ${tool} did not finish within ${ms} ms`,

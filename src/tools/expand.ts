@@ -17,8 +17,11 @@ export const EXPAND_MESSAGES = {
   badName: (name: string) => `"\${${name}}" is not a variable name (letters, digits and _, not starting with a digit)`,
 } as const;
 
-/** The expanded text, or why it cannot be expanded. */
-export type Expansion = { ok: true; value: string } | { ok: false; message: string };
+/**
+ * The expanded text and the values it took from the environment (the worker redacts them from every
+ * text that leaves an activity: they are often secrets), or why it cannot be expanded.
+ */
+export type Expansion = { ok: true; value: string; used: Array<{ name: string; value: string }> } | { ok: false; message: string };
 
 /**
  * Replaces every `${NAME}` in `text` with `env[NAME]`; `$${` stands for a literal `${`. A variable
@@ -26,6 +29,7 @@ export type Expansion = { ok: true; value: string } | { ok: false; message: stri
  */
 export function expandVariables(text: string, env: Readonly<Record<string, string | undefined>>): Expansion {
   const unset: string[] = [];
+  const used: Array<{ name: string; value: string }> = [];
   let badName: string | undefined;
   const value = text.replace(VARIABLE, (match: string, name: string | undefined) => {
     if (match === '$${') return '${';
@@ -39,9 +43,10 @@ export function expandVariables(text: string, env: Readonly<Record<string, strin
       if (!unset.includes(n)) unset.push(n);
       return match;
     }
+    if (v !== '') used.push({ name: n, value: v });
     return v;
   });
   if (badName !== undefined) return { ok: false, message: EXPAND_MESSAGES.badName(badName) };
   if (unset.length > 0) return { ok: false, message: EXPAND_MESSAGES.unset(unset) };
-  return { ok: true, value };
+  return { ok: true, value, used };
 }

@@ -78,6 +78,12 @@ export interface ToolsFile {
   file: string;
   servers: ServerSpec[];
   modules: ModuleSpec[];
+  /**
+   * What the worker redacts from every text that leaves an activity (docs/security.md): the values the
+   * file took from the worker's environment (`${VAR}`) for `env`, `headers` and `url`, those in `args`
+   * whose variable is named like a secret ({@link SECRET_NAME}), and `Authorization` header values.
+   */
+  secrets: string[];
   /** An error about the part of the file at `path`, located like the loader's own. */
   issue(path: Path, message: string, at?: 'key' | 'value'): ConfigIssue;
 }
@@ -144,9 +150,10 @@ export function parseToolsFile(
   if (!top.ok) issues.push(...top.issues);
   const dir = path.dirname(path.resolve(file));
   const servers: ServerSpec[] = [];
+  const secrets: string[] = [];
   const rawServers = top.ok ? top.data.mcp_servers : serversOf(data);
   for (const [name, value] of Object.entries(rawServers)) {
-    const server = resolveServer(name, value, dir, env, issues);
+    const server = resolveServer(name, value, dir, env, issues, secrets);
     if (server) servers.push(server);
   }
   for (const s of servers) {
@@ -155,7 +162,7 @@ export function parseToolsFile(
   }
   const modules = top.ok ? top.data.modules.map((given) => ({ given, path: path.resolve(dir, given) })) : [];
   if (issues.length > 0) return { errors: issues.map(located).sort((a, b) => a.line - b.line || a.col - b.col) };
-  return { tools: { file, servers, modules, issue: (p, message, where) => located({ path: p, message, at: where }) }, errors: [] };
+  return { tools: { file, servers, modules, secrets, issue: (p, message, where) => located({ path: p, message, at: where }) }, errors: [] };
 }
 
 /** The servers of a file whose top level failed, so their own errors are reported too. */
@@ -164,7 +171,10 @@ function serversOf(data: unknown): Record<string, unknown> {
   return typeof s === 'object' && s !== null && !Array.isArray(s) ? (s as Record<string, unknown>) : {};
 }
 
-function resolveServer(name: string, value: unknown, dir: string, env: Environment, issues: PathIssue[]): ServerSpec | undefined {
+/** A variable whose name says it holds a secret: its value is redacted even where it is an argument. */
+export const SECRET_NAME = /key|token|secret|pass|auth|cred|private/i;
+
+function resolveServer(name: string, value: unknown, dir: string, env: Environment, issues: PathIssue[], secrets: string[]): ServerSpec | undefined {
   const base: Path = ['mcp_servers', name];
   if (!SERVER_NAME_PATTERN.test(name)) issues.push({ path: base, message: TOOLS_FILE_MESSAGES.serverName(name), at: 'key' });
   const obj = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -179,7 +189,11 @@ function resolveServer(name: string, value: unknown, dir: string, env: Environme
   const before = issues.length;
   const expand = (p: Path, text: string): string => {
     const r = expandVariables(text, env);
-    if (r.ok) return r.value;
+    if (r.ok) {
+      // a path or a port passed in `args` is no secret, and redacting it would blank tool results
+      secrets.push(...r.used.filter((u) => p[0] !== 'args' || SECRET_NAME.test(u.name)).map((u) => u.value));
+      return r.value;
+    }
     issues.push({ path: [...base, ...p], message: r.message });
     return text;
   };
@@ -200,6 +214,7 @@ function resolveServer(name: string, value: unknown, dir: string, env: Environme
     const url = expand(['url'], r.data.url);
     if (issues.length === before && !isHttpUrl(url)) issues.push({ path: [...base, 'url'], message: TOOLS_FILE_MESSAGES.badUrl(url) });
     const headers = expandAll('headers', r.data.headers);
+    for (const [key, v] of Object.entries(headers)) if (key.toLowerCase() === 'authorization') secrets.push(v);
     return { kind: 'http', ...common(r.data), url, headers };
   }
   const r = parseWithIssues(StdioServerSchema, value, base);

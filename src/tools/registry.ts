@@ -56,6 +56,8 @@ export class ToolRegistry {
   constructor(
     readonly tools: readonly RegisteredTool[],
     private readonly servers: readonly McpConnection[],
+    /** The tools file's secrets (`ToolsFile.secrets`), for the worker's redaction. */
+    readonly secrets: readonly string[] = [],
   ) {
     this.byName = new Map(tools.map((t) => [t.definition.name, t]));
   }
@@ -165,5 +167,5 @@ export async function openToolRegistry(file: ToolsFile, options: RegistryOptions
     await Promise.all(servers.map((s) => s.close()));
     return { errors: errors.sort((a, b) => a.line - b.line || a.col - b.col) };
   }
-  return { registry: new ToolRegistry(tools, servers), errors: [] };
+  return { registry: new ToolRegistry(tools, servers, file.secrets), errors: [] };
 }

@@ -7,7 +7,9 @@
  * request. Pure.
  */
 import { closest } from '../core/config/did-you-mean';
+import { clip } from '../core/config/limits';
 import type { AgentToolSet, ToolDefinition } from '../core/llm/tool-contract';
+import { globMatches, toolGlobIssue } from '../core/llm/tool-glob';
 
 /** Most tools one request may offer (OpenAI's limit; the built-ins count too). */
 export const MAX_TOOLS_PER_AGENT = 128;
@@ -20,6 +22,7 @@ export const RESOLVE_MESSAGES = {
     `tool "${name}" is not offered by this worker${hint}; it offers: ${offered.length > 0 ? offered.join(', ') : 'no tools'}`,
   noMatch: (pattern: string, offered: readonly string[]) =>
     `"${pattern}" matches no tool of this worker; it offers: ${offered.length > 0 ? offered.join(', ') : 'no tools'}`,
+  outOfBounds: (pattern: string, why: string) => `tool pattern "${clip(pattern)}" ${why}`,
   tooMany: (count: number) =>
     `${count} tools would be offered to one model (the built-ins included); providers accept at most ${MAX_TOOLS_PER_AGENT}`,
 } as const;
@@ -27,21 +30,19 @@ export const RESOLVE_MESSAGES = {
 /** The resolved set, or every problem with the list. */
 export type ToolResolution = { ok: true; set: AgentToolSet } | { ok: false; errors: string[] };
 
-function globPart(part: string, star: string): string {
-  return part
-    .split('*')
-    .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join(star);
-}
-
 /**
- * `server.tool-glob` matches tools of that server (a `*` in the tool part may span dots, which MCP tool
- * names can contain); a pattern without a dot matches module tools only, whose names have none.
+ * Whether `pattern` names the tool `yamlName`: `server.tool-glob` matches tools of that server (a `*`
+ * in the tool part may span dots, which MCP tool names can contain; one in the server part stays
+ * within the server's name); a pattern without a dot matches module tools only, whose names have
+ * none. Linear, never a regular expression built from the pattern (core/llm/tool-glob.ts).
  */
-function globRegExp(pattern: string): RegExp {
+function globNames(pattern: string, yamlName: string): boolean {
+  if (toolGlobIssue(pattern) !== undefined) return false;
   const dot = pattern.indexOf('.');
-  if (dot < 0) return new RegExp(`^${globPart(pattern, '[^.]*')}$`);
-  return new RegExp(`^${globPart(pattern.slice(0, dot), '[^.]*')}\\.${globPart(pattern.slice(dot + 1), '.*')}$`);
+  const nameDot = yamlName.indexOf('.');
+  if (dot < 0) return nameDot < 0 && globMatches(pattern, yamlName);
+  if (nameDot < 0) return false;
+  return globMatches(pattern.slice(0, dot), yamlName.slice(0, nameDot)) && globMatches(pattern.slice(dot + 1), yamlName.slice(nameDot + 1));
 }
 
 /** Resolves `requested` (an agent's list, in order) against `offered` (the worker's tools). */
@@ -60,8 +61,12 @@ export function resolveAgentTools(offered: readonly ToolDefinition[], requested:
       continue;
     }
     if (name.includes('*')) {
-      const re = globRegExp(name);
-      const hits = offered.filter((d) => re.test(d.yamlName));
+      const bound = toolGlobIssue(name);
+      if (bound) {
+        errors.push(RESOLVE_MESSAGES.outOfBounds(name, bound));
+        continue;
+      }
+      const hits = offered.filter((d) => globNames(name, d.yamlName));
       if (hits.length === 0) errors.push(RESOLVE_MESSAGES.noMatch(name, names));
       hits.forEach(add);
       continue;

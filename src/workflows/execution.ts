@@ -30,6 +30,8 @@ export interface Run {
   root: CancellationScope;
   /** Model and tool calls in flight, with their labels (for the current details). */
   running: RunningCall[];
+  /** Tool activities scheduled and not yet settled (bounded since troupe 0.3, `tool-loop.ts`). */
+  pendingToolCalls: number;
   /** troupe's search attributes were set at start, so the run keeps them up to date. */
   indexed: boolean;
   /** The waiting flag last written to the attributes (or memo). */

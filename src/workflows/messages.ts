@@ -65,9 +65,9 @@ type ParsedOf<K extends SignalName> = Exclude<ReturnType<typeof parseSignalPaylo
 /** Match a decision to its request and remember who decided (`by`, absent from older clients). */
 function onDecision(run: Run, kind: DecisionKind, p: { requestId?: string; by?: string }, text: string | undefined): void {
   const decision = { kind, ...(text !== undefined ? { text } : {}), at: Date.now(), ...(p.by !== undefined ? { by: p.by } : {}) };
-  const decided = decide(run.state, p.requestId, decision);
-  if (!decided.ok) warn(run.state, decided.warning);
-  else recordDecision(run.state, decided.request);
+  const decided = decide(run.state, p.requestId, decision, { exactGates: run.version.exactGates });
+  if (decided.ok) recordDecision(run.state, decided.request);
+  else if (!decided.kept) warn(run.state, decided.warning);
 }
 
 /** Install every signal and query handler for this run. */

@@ -7,7 +7,7 @@ import { runCompletionChecks } from '../core/checks/pipeline';
 import { userStopEnd, type NextStep } from '../core/ending/decide';
 import { finalAgents, finalText, type RunEnd } from '../core/ending/result';
 import { RUN_TEXTS } from '../core/ending/texts';
-import { openRequest } from '../core/humans/requests';
+import { openHumanRequest } from '../core/humans/decisions';
 import { outputCheck, type OutputVerdict } from '../core/output/check';
 import { defaultOutputValidator, unboundedOutputValidator, type OutputValidator } from '../core/output/validator';
 import { activeMs } from '../core/state/clock';
@@ -118,7 +118,7 @@ export async function endRound(run: Run, end: RunEnd): Promise<RoundNext> {
 
   if (graph.approval.beforeExit && (current.status === 'completed' || current.status === 'exhausted')) {
     const agents = finalAgents(state);
-    const request = openRequest(state, {
+    const request = openHumanRequest(state, {
       kind: 'before_exit',
       agent: agents.join(','),
       summary: RUN_TEXTS.beforeExitSummary(agents.join(','), finalText(state, agents).slice(0, 300)),

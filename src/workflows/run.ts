@@ -14,10 +14,12 @@ import {
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
+import { checkGraph, emptyGraph, joinProblems } from '../core/graph/check-graph';
 import type { CompiledGraph } from '../core/graph/types';
 import { buildRunResult, type RunEnd, type RunResult } from '../core/ending/result';
 import { RUN_TEXTS } from '../core/ending/texts';
-import { awaitingHumans, pendingRequests } from '../core/humans/requests';
+import { awaitingHumans, keptDecisions, pendingRequests } from '../core/humans/requests';
+import { HUMAN_TEXTS } from '../core/humans/texts';
 import { preparationOf } from '../core/llm/prepare';
 import { migrateCarried, trimForCarry } from '../core/state/carry';
 import { startClock, stopClock } from '../core/state/clock';
@@ -90,7 +92,7 @@ async function runWave(run: Run): Promise<void> {
  * end when the worker refuses the run.
  */
 async function prepare(run: Run): Promise<RunEnd | undefined> {
-  const input = preparationOf(run.graph, run.state.workflowId);
+  const input = preparationOf(run.graph, run.state.workflowId, run.version.checksGraph);
   if (!input) return undefined;
   try {
     const prepared = await localActivities.prepareRun(input);
@@ -124,22 +126,38 @@ async function runRounds(run: Run, input: RunInput): Promise<RunEnd> {
   }
 }
 
+/**
+ * Why the worker refuses a start input before anything reads it (since troupe 0.3): a graph that fails
+ * its check (`core/graph/check-graph.ts`), or state carried into a run that is not continuing as new
+ * (it would skip the start-of-run checks).
+ */
+function refusedInput(input: RunInput, continued: boolean): RunEnd | undefined {
+  if (input.carried !== undefined && !continued) return { status: 'failed', reason: 'fatal_error', reasonText: RUN_TEXTS.carriedAtStart };
+  if (continued) return undefined;
+  const wrong = checkGraph(input.graph);
+  return wrong.length > 0 ? { status: 'failed', reason: 'fatal_error', reasonText: RUN_TEXTS.prepareFailed(joinProblems(wrong)) } : undefined;
+}
+
 /** The troupe run workflow. */
 export async function troupeRun(input: RunInput): Promise<RunResult> {
   const info = workflowInfo();
-  const state = input.carried ? migrateCarried(input.carried, Date.now()) : createRunState(input.graph, input.task, info.workflowId, Date.now());
-  if (input.carried && !state.paused && !awaitingHumans(state)) startClock(state, Date.now());
   const version = runVersion();
+  const refused = version.checksGraph ? refusedInput(input, info.continuedFromExecutionRunId !== undefined) : undefined;
+  const graph = refused ? emptyGraph(info.workflowType) : input.graph;
+  const carried = refused ? undefined : input.carried;
+  const state = carried ? migrateCarried(carried, Date.now()) : createRunState(graph, input.task, info.workflowId, Date.now());
+  if (carried && !state.paused && !awaitingHumans(state)) startClock(state, Date.now());
   const run: Run = {
-    graph: input.graph,
+    graph,
     state,
     version,
-    keepLines: version.regexLines && readsLines(input.graph.termination, input.graph.edges),
+    keepLines: version.regexLines && readsLines(graph.termination, graph.edges),
     inFlight: [],
     wave: {},
     signalsSeen: 0,
     root: CancellationScope.current(),
     running: [],
+    pendingToolCalls: 0,
     indexed: version.publishes && searchAttributesSet(),
   };
   installHandlers(run);
@@ -147,7 +165,8 @@ export async function troupeRun(input: RunInput): Promise<RunResult> {
   publish(run);
 
   try {
-    run.end = (run.version.prepareAtStart && !input.carried ? await prepare(run) : undefined) ?? (await runRounds(run, input));
+    if (refused) run.end = refused;
+    else run.end = (run.version.prepareAtStart && !carried ? await prepare(run) : undefined) ?? (await runRounds(run, input));
   } catch (err) {
     if (!(isCancellation(err) && run.root.consideredCancelled)) throw err;
     run.end = { status: 'cancelled', reason: 'user_abort', reasonText: RUN_TEXTS.userAbort() };
@@ -155,6 +174,8 @@ export async function troupeRun(input: RunInput): Promise<RunResult> {
   stopClock(state, Date.now());
   const unanswered = pendingRequests(state);
   if (run.version.reportUnanswered && unanswered.length > 0) warn(state, RUN_TEXTS.unanswered(unanswered.map((r) => r.id)));
+  const kept = keptDecisions(state);
+  if (kept.length > 0) warn(state, HUMAN_TEXTS.requests.neverOpened(kept.map((k) => ({ requestId: k.requestId, kind: k.decision.kind }))));
   const result = buildRunResult(state, run.end, Date.now(), run.output, run.version.reportUnanswered);
   publishEnd(run, result);
   return result;

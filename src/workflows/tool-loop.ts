@@ -10,7 +10,10 @@ import { ActivityFailure, ApplicationFailure, condition, isCancellation } from '
 import { addUsage, NO_USAGE, takeToolCall, toolCallAllowed } from '../core/budgets/ledger';
 import type { TokenCounts } from '../core/conditions/view';
 import { goalSnapshot } from '../core/goals';
-import { awaitingHumans, openRequest, takeDecided } from '../core/humans/requests';
+import { openHumanRequest } from '../core/humans/decisions';
+import { awaitingHumans, takeDecided } from '../core/humans/requests';
+import { DEFAULT_PARALLEL_TOOL_CALLS } from '../core/config/limits';
+import { readToolArguments, TOOL_ARGUMENT_LIMITS, TOOL_ARGUMENT_TEXTS } from '../core/llm/tool-arguments';
 import { builtinToolsOf, handleToolCall } from '../core/llm/builtin-tools';
 import type { AgentCallResult, ChatMessage, ToolEvent } from '../core/llm/contract';
 import type { LoopMessage, ToolCallRecord, ToolCallRequest, ToolDefinition } from '../core/llm/tool-contract';
@@ -25,10 +28,11 @@ import {
 } from '../core/llm/tool-loop';
 import { startClocks, stopClocks } from '../core/state/clock';
 import { warn } from '../core/state/state';
-import { capText, cutUtf8 } from '../core/text/utf8';
+import { capText, cutUtf8, utf8ByteLength } from '../core/text/utf8';
 import type { WaveItem } from '../core/waves/types';
 import type { Run } from './execution';
 import { outlivingWorkers } from './failures';
+import { MAX_PENDING_TOOL_CALLS } from './versions';
 import { publish, tracked } from './observe';
 import { activitiesFor, toolActivity } from './proxies';
 import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
@@ -97,7 +101,12 @@ export async function runToolLoop(
     }
     const calls = normalizeCallIds(reply.toolCalls, round);
     messages.push({ role: 'assistant', content: reply.text || null, toolCalls: calls });
-    const outcomes = await Promise.all(calls.map((call) => runCall(run, item.agent, call, specs)));
+    // a reply's calls past the agent's bound never run: each gets an error text instead
+    const limit = run.version.boundedReplies ? (agent.maxParallelToolCalls ?? DEFAULT_PARALLEL_TOOL_CALLS) : calls.length;
+    if (calls.length > limit) warn(state, TOOL_LOOP_TEXTS.tooManyCallsWarning(item.agent, calls.length, limit));
+    const outcomes = await Promise.all(
+      calls.map((call, i): CallOutcome | Promise<CallOutcome> => (i < limit ? runCall(run, item.agent, call, specs) : { content: TOOL_LOOP_TEXTS.tooManyCalls(limit) })),
+    );
     outcomes.forEach((o, i) => {
       messages.push({ role: 'tool', toolCallId: calls[i].id, content: o.content });
       if (o.event) toolEvents.push(o.event);
@@ -141,9 +150,13 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
     return { content: TOOL_LOOP_TEXTS.unknownTool(call.name, offered) };
   }
   const started = Date.now();
+  const gated = needsApproval(graph.approval.tools, spec.yamlName);
+  // what runs: the model's text, or (a gated call under exact gates) the arguments as the human saw them
+  let argumentsJson = call.arguments;
+  const exact = gated && run.version.exactGates;
   const done = (ok: boolean, content: string): CallOutcome => ({
     content,
-    record: { tool: spec.yamlName, arguments: brief(call.arguments), ok, result: brief(content), durationMs: Date.now() - started },
+    record: { tool: spec.yamlName, arguments: exact ? argumentsJson : brief(argumentsJson), ok, result: brief(content), durationMs: Date.now() - started },
   });
 
   const refuse = () => {
@@ -152,19 +165,25 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
   };
   // the budget is asked before a human is (no point approving a call that cannot run), and taken after
   if (!toolCallAllowed(state.usage, graph.budget)) return refuse();
-  if (needsApproval(graph.approval.tools, spec.yamlName)) {
-    const decision = await askHuman(run, agent, spec, call);
+  if (gated) {
+    if (exact) {
+      const shown = approvable(state, agent, spec, call.arguments);
+      if (!shown.ok) return done(false, shown.content);
+      argumentsJson = shown.json;
+    }
+    const decision = await askHuman(run, agent, spec, argumentsJson);
     if (decision.kind === 'reject') return done(false, TOOL_LOOP_TEXTS.rejected(decision.text ?? ''));
     if (decision.kind === 'stopped') return done(false, TOOL_LOOP_TEXTS.rejected('the run is stopping'));
   }
   if (!takeToolCall(state.usage, graph.budget, agent, spec.yamlName)) return done(false, TOOL_LOOP_TEXTS.refusedByBudget(graph.budget.maxToolCalls ?? 0));
+  const release = await toolSlot(run);
   try {
     const label = SUMMARY_TEXTS.toolCall(spec.yamlName, agent);
     const result = await tracked(run, label, () => toolActivity(spec, label)({
       workflowId: state.workflowId,
       agent,
       tool: spec.name,
-      argumentsJson: call.arguments,
+      argumentsJson,
       toolCallId: call.id,
       timeoutMs: spec.timeoutMs,
     }));
@@ -176,7 +195,39 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
     const message = failureMessage(err);
     warn(state, TOOL_LOOP_TEXTS.toolFailedWarning(agent, spec.yamlName, message));
     return done(false, TOOL_LOOP_TEXTS.failed(spec.yamlName, message));
+  } finally {
+    release();
   }
+}
+
+/**
+ * The arguments of a gated call as a human will see them and the tool will get them: read strictly
+ * (a repeated key or text that is not a JSON object is an error for the model) and small enough to be
+ * shown whole; otherwise the text the model reads instead, with a warning.
+ */
+function approvable(state: Run['state'], agent: string, spec: ToolDefinition, text: string): { ok: true; json: string } | { ok: false; content: string } {
+  const read = readToolArguments(text);
+  const content = !read.ok
+    ? TOOL_ARGUMENT_TEXTS.invalid(spec.name, [read.error])
+    : utf8ByteLength(read.json) > TOOL_ARGUMENT_LIMITS.approvalBytes
+      ? TOOL_ARGUMENT_TEXTS.tooLargeToApprove(spec.yamlName, utf8ByteLength(read.json))
+      : undefined;
+  if (read.ok && content === undefined) return { ok: true, json: read.json };
+  warn(state, TOOL_LOOP_TEXTS.notOffered(agent, spec.yamlName, brief(content ?? '')));
+  return { ok: false, content: content ?? '' };
+}
+
+/**
+ * Wait for a slot among the run's pending tool calls (since troupe 0.3; {@link MAX_PENDING_TOOL_CALLS})
+ * and take it; the returned function gives it back.
+ */
+async function toolSlot(run: Run): Promise<() => void> {
+  if (!run.version.boundedReplies) return () => undefined;
+  if (run.pendingToolCalls >= MAX_PENDING_TOOL_CALLS) await condition(() => run.pendingToolCalls < MAX_PENDING_TOOL_CALLS);
+  run.pendingToolCalls += 1;
+  return () => {
+    run.pendingToolCalls -= 1;
+  };
 }
 
 /** A non-retryable failure the tool raised on purpose (`ToolFatalError`): it ends the run. */
@@ -196,13 +247,14 @@ type HumanAnswer = { kind: 'approve' | 'reject' | 'answer'; text?: string } | { 
  * Open a `tool_call` request and wait, durably, for its decision. The clocks stop while a human is
  * awaited; `stop` ends the wait (the call is not run).
  */
-async function askHuman(run: Run, agent: string, spec: ToolDefinition, call: ToolCallRequest): Promise<HumanAnswer> {
+async function askHuman(run: Run, agent: string, spec: ToolDefinition, argumentsJson: string): Promise<HumanAnswer> {
   const { state } = run;
-  const args = capText(call.arguments, TOOL_LOOP_LIMITS.requestArgumentsBytes);
-  const request = openRequest(state, {
+  // under exact gates the arguments were read and bounded already, and are shown whole
+  const args = run.version.exactGates ? argumentsJson : capText(argumentsJson, TOOL_LOOP_LIMITS.requestArgumentsBytes);
+  const request = openHumanRequest(state, {
     kind: 'tool_call',
     agent,
-    summary: TOOL_LOOP_TEXTS.requestSummary(agent, spec.yamlName, brief(call.arguments)),
+    summary: TOOL_LOOP_TEXTS.requestSummary(agent, spec.yamlName, brief(argumentsJson)),
     payload: { tool: spec.yamlName, arguments: args },
     now: Date.now(),
   });

@@ -6,7 +6,7 @@
  * history, and a run replayed from a history without it keeps the older behaviour to its end.
  */
 import { patched } from '@temporalio/workflow';
-import { CURRENT_RULES, RULES_0_1, type DecisionRules } from '../core/ending/decide';
+import { CURRENT_RULES, RULES_0_1, RULES_0_2, type DecisionRules } from '../core/ending/decide';
 
 /** Patch ids, one per release that changed the workflow's behaviour. Never rename or reuse one. */
 export const PATCHES = {
@@ -21,6 +21,14 @@ export const PATCHES = {
    * order).
    */
   v0_2: 'troupe-0.2',
+  /**
+   * troupe 0.3: what a human approves is what runs (an answer never decides a gate, a decision that
+   * overtakes the result opening its request is kept until it opens, a gated call's arguments are
+   * shown whole and run as shown); a reply's tool calls are bounded; the worker checks the graph it
+   * is given and a start input cannot carry state; a refused tool call ends the run even when the
+   * agent exits.
+   */
+  v0_3: 'troupe-0.3',
 } as const;
 
 /** The behaviour a run follows, fixed at its start. */
@@ -52,7 +60,26 @@ export interface RunVersion {
    * branches (a timer's cancellation, sibling calls) may be issued in another order than before.
    */
   leanWaves: boolean;
+  /**
+   * Human gates are exact (`core/humans/requests.ts` `DecisionRules.exactGates`), and a gated tool
+   * call's arguments are read strictly (`core/llm/tool-arguments.ts`), shown whole and run as shown.
+   */
+  exactGates: boolean;
+  /**
+   * A reply's tool calls past `max_parallel_tool_calls` are refused, and the run's pending tool calls
+   * stay under {@link MAX_PENDING_TOOL_CALLS}.
+   */
+  boundedReplies: boolean;
+  /** The worker checks the graph at the run's start (always asked), and a start input may not carry state. */
+  checksGraph: boolean;
 }
+
+/**
+ * Most tool calls one run keeps scheduled at once; the rest wait for a slot. Temporal fails every
+ * workflow task of a run past 2,000 pending activities: with at most 256 agents (one model call or
+ * compaction each) and their judges, 1,024 tool calls keep a wave under it (docs/security.md).
+ */
+export const MAX_PENDING_TOOL_CALLS = 1024;
 
 const V0_1: RunVersion = {
   rules: RULES_0_1,
@@ -64,11 +91,14 @@ const V0_1: RunVersion = {
   redispatchLost: false,
   boundedPatterns: false,
   leanWaves: false,
+  exactGates: false,
+  boundedReplies: false,
+  checksGraph: false,
 };
 
 const V0_2: RunVersion = {
   patch: PATCHES.v0_2,
-  rules: CURRENT_RULES,
+  rules: RULES_0_2,
   timerCoversJudge: true,
   regexLines: true,
   prepareAtStart: true,
@@ -77,9 +107,22 @@ const V0_2: RunVersion = {
   redispatchLost: true,
   boundedPatterns: true,
   leanWaves: true,
+  exactGates: false,
+  boundedReplies: false,
+  checksGraph: false,
+};
+
+const V0_3: RunVersion = {
+  ...V0_2,
+  patch: PATCHES.v0_3,
+  rules: CURRENT_RULES,
+  exactGates: true,
+  boundedReplies: true,
+  checksGraph: true,
 };
 
 /** The version of this run. Call it once, first thing in the workflow. */
 export function runVersion(): RunVersion {
+  if (patched(PATCHES.v0_3)) return V0_3;
   return patched(PATCHES.v0_2) ? V0_2 : V0_1;
 }

@@ -6,7 +6,7 @@
  * worker's own log. The stub's record of the Authorization header is the control: the key was in use.
  */
 import { randomBytes } from 'node:crypto';
-import { ACTIVITY_TEXTS } from '../../src/activities/texts';
+import { REDACTED } from '../../src/activities/redact';
 import type { RunResult } from '../../src/core/ending/result';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import { startRun } from '../../src/client';
@@ -76,7 +76,7 @@ test('successful and failed calls with a canary key: the key reached the provide
   const refused = await run(solo('keys-401'));
   expect(refused).toMatchObject({ status: 'failed', reason: 'fatal_error' });
   // the diagnostics keep the provider's words, with the key replaced
-  expect(refused.diagnostics?.message).toBe(`Incorrect API key provided: ${ACTIVITY_TEXTS.llm.redactedKey}.`);
+  expect(refused.diagnostics?.message).toBe(`Incorrect API key provided: ${REDACTED}.`);
 
   stub.script('writer', [{ status: 500, errorMessage: `upstream failed for key ${KEY}` }]);
   expect(await run(solo('keys-500'))).toMatchObject({ status: 'failed', reason: 'activity_failed' });
@@ -102,6 +102,6 @@ test('successful and failed calls with a canary key: the key reached the provide
     expect(leaks(cli.stdout + cli.stderr)).toEqual([]);
   }
   // the worker's log, which records the failed attempts with the provider's (redacted) words
-  expect(worker.output()).toContain(ACTIVITY_TEXTS.llm.redactedKey);
+  expect(worker.output()).toContain(REDACTED);
   expect(leaks(worker.output())).toEqual([]);
 });

@@ -39,7 +39,7 @@ describe('decisions say who decided', () => {
       { requestId: 'r1', request: 'before_exit', agent: 'writer', kind: 'reject', by: 'alice', at: expect.any(String), text: 'needs a title' },
     ]);
     const status = await troupe('status', id);
-    expect(status.stdout).toMatch(/\n {2}✓ r1 \(before_exit\) writer rejected by alice at \d{4}-\d\d-\d\dT[\d:.]+Z — needs a title\n/);
+    expect(status.stdout).toMatch(/\n {2}✗ r1 \(before_exit\) writer rejected by alice at \d{4}-\d\d-\d\dT[\d:.]+Z — needs a title\n/);
 
     // an older client's payload has no `by`: the decision still counts, without a name
     await handle.signal('approve', { requestId: 'r2' });
@@ -59,7 +59,7 @@ describe('decisions say who decided', () => {
       'decision r2 by -',
     ]);
     const printed = await troupe('transcript', id);
-    expect(printed.stdout).toContain('✓ r1 (before_exit) writer rejected by alice at ');
+    expect(printed.stdout).toContain('✗ r1 (before_exit) writer rejected by alice at ');
     expect(printed.stdout).toContain('✓ r2 (before_exit) writer approved by an unnamed sender at ');
   });
 });

@@ -13,7 +13,7 @@ import { replayHistory, testAddress } from '../helpers/temporal';
 
 const FIXTURES = path.resolve(__dirname, '..', 'fixtures', 'histories');
 /** Where this version's histories are recorded. */
-const CURRENT = path.join(FIXTURES, 'v0.2');
+const CURRENT = path.join(FIXTURES, 'v0.3');
 
 const SCENARIOS: Record<string, { yaml: string; script: (h: Harness) => void; drive?: (handle: WorkflowHandle) => Promise<void> }> = {
   'goal-approval-signals': {
@@ -168,7 +168,7 @@ describe('replay of recorded histories', () => {
   const versions = fs.readdirSync(FIXTURES).filter((d) => fs.statSync(path.join(FIXTURES, d)).isDirectory());
   const recorded = versions.flatMap((v) => fs.readdirSync(path.join(FIXTURES, v)).filter((f) => f.endsWith('.json')).map((f) => path.join(v, f)));
   test('every released version keeps its recorded histories', () => {
-    expect(versions).toEqual(expect.arrayContaining(['v0.1', 'v0.2']));
+    expect(versions).toEqual(expect.arrayContaining(['v0.1', 'v0.2', 'v0.3']));
     for (const v of versions) expect(recorded.filter((f) => f.startsWith(`${v}${path.sep}`)).length).toBeGreaterThanOrEqual(3);
   });
   if (recorded.length > 0) test.each(recorded)('committed history %s replays against the current workflow code', async (file) => {

@@ -1,4 +1,4 @@
-import { CURRENT_RULES, decideNext, graphEnd, pickEnd, RULES_0_1, userStopEnd, type Situation } from '../../src/core/ending/decide';
+import { CURRENT_RULES, decideNext, graphEnd, pickEnd, RULES_0_1, RULES_0_2, userStopEnd, type Situation } from '../../src/core/ending/decide';
 import type { RunEnd } from '../../src/core/ending/result';
 import type { Stop } from '../../src/core/conditions/evaluate';
 import type { BudgetStop } from '../../src/core/budgets/ledger';
@@ -144,5 +144,21 @@ describe('decideNext before a re-dispatch at the round end', () => {
     expect(decideNext(s, CURRENT_RULES)).toEqual({ kind: 'run_wave' });
     expect(decideNext({ ...s, awaitingHumans: true }, CURRENT_RULES)).toEqual({ kind: 'wait', for: 'humans' });
     expect(decideNext({ ...s, budget }, CURRENT_RULES)).toMatchObject({ kind: 'end_run', end: { reason: 'max_turns_exceeded' } });
+  });
+});
+
+describe('a tool call the budget refused (troupe 0.3)', () => {
+  const refused: BudgetStop = { reason: 'tool_budget_exceeded', reasonText: 'tool call budget 1 reached', status: 'budget_exceeded', limit: 1, used: 1 };
+
+  it('ends the run budget_exceeded even when the agent exited on the same wave', () => {
+    const s = quiet({ frontierEmpty: true, exits: ['publisher'], budget: refused });
+    expect(decideNext(s, CURRENT_RULES)).toEqual({ kind: 'end_run', end: { status: 'budget_exceeded', reason: 'tool_budget_exceeded', reasonText: refused.reasonText } });
+    // troupe 0.2 let the exit hide the refusal (its runs replay so)
+    expect(decideNext(s, RULES_0_2)).toMatchObject({ kind: 'end_round', end: { reason: 'exit' } });
+  });
+
+  it('a condition that holds on the same wave still wins, and any other budget still yields to the exit', () => {
+    expect(decideNext(quiet({ frontierEmpty: true, exits: ['p'], budget: refused, termination: maxMessages }), CURRENT_RULES)).toMatchObject({ end: { reason: 'max_messages' } });
+    expect(decideNext(quiet({ frontierEmpty: true, exits: ['p'], budget }), CURRENT_RULES)).toMatchObject({ kind: 'end_round', end: { reason: 'exit' } });
   });
 });

@@ -149,6 +149,7 @@ collaboration: { topology: pipeline, agents: [a, b] }
       model: { name: 'gpt-4o', temperature: 0.3, maxTokens: 900, contextWindow: 64000 },
       tools: [],
       maxToolRounds: 8,
+      maxParallelToolCalls: 32,
       timeoutMs: 30000,
     });
     expect(g.agents.b).toEqual({
@@ -157,6 +158,7 @@ collaboration: { topology: pipeline, agents: [a, b] }
       model: { name: 'local-llama', temperature: 0.3, maxTokens: 900, contextWindow: 64000, baseUrl: 'http://localhost:11434/v1', apiKeyEnv: 'LLAMA_KEY' },
       tools: ['goal', 'signal'],
       maxToolRounds: 8,
+      maxParallelToolCalls: 32,
       timeoutMs: 45000,
     });
     expect(g.judge).toEqual({ model: { name: 'gpt-4o', temperature: 0, maxTokens: 900, contextWindow: 64000 } });

@@ -42,7 +42,7 @@ describe('recording a decision', () => {
     state.round.wave = 2;
     openRequest(state, { kind: 'before_exit', agent: 'writer', summary: 'approve the final result', now: 2_000 });
     const decided = decide(state, 'r1', { kind: 'reject', text: 'too short', at: Date.UTC(2026, 10, 5, 12, 0, 1), ...(by ? { by } : {}) });
-    if (!decided.ok) throw new Error(decided.warning);
+    if (!decided.ok) throw new Error(decided.kept ? 'kept' : decided.warning);
     const record = recordDecision(state, decided.request);
     return { state, record };
   };
@@ -67,7 +67,7 @@ describe('recording a decision', () => {
   it('a decision without by is kept without one, and state written before decisions were kept reads as none', () => {
     const { record } = decidedRun();
     expect(record).not.toHaveProperty('by');
-    expect(RUN_TEXT.decision(record)).toBe('  ✓ r1 (before_exit) writer rejected by an unnamed sender at 2026-11-05T12:00:01.000Z — too short');
+    expect(RUN_TEXT.decision(record)).toBe('  ✗ r1 (before_exit) writer rejected by an unnamed sender at 2026-11-05T12:00:01.000Z — too short');
     const old = createRunState(graph, 't', 'wf-2', 0);
     delete old.decisionLog;
     expect(buildRunResult(old, { status: 'completed', reason: 'exit', reasonText: 'exit' }, 1).decisions).toEqual([]);
@@ -75,6 +75,6 @@ describe('recording a decision', () => {
 
   it('the CLI line says who decided what', () => {
     const { record } = decidedRun('alice');
-    expect(RUN_TEXT.decision(record)).toBe('  ✓ r1 (before_exit) writer rejected by alice at 2026-11-05T12:00:01.000Z — too short');
+    expect(RUN_TEXT.decision(record)).toBe('  ✗ r1 (before_exit) writer rejected by alice at 2026-11-05T12:00:01.000Z — too short');
   });
 });

@@ -1,6 +1,9 @@
 import {
   awaitingHumans,
   decide,
+  decideKept,
+  EARLY_DECISION_LIMITS,
+  keptDecisions,
   formatRequestId,
   holdsResults,
   openRequest,
@@ -108,5 +111,66 @@ describe('taking decided requests', () => {
     decide(b, 'r2', { kind: 'approve', at: 1 });
     expect(takeDecided(b, (r) => r.held !== undefined)).toEqual([]);
     expect(takeDecided(b, (r) => r.id === 'r2').map((r) => r.id)).toEqual(['r2']);
+  });
+});
+
+describe('exact gates (troupe 0.3)', () => {
+  const exact = { exactGates: true };
+  const gate = (b: RequestBook, kind: 'tool_call' | 'before_exit') => openRequest(b, { kind, agent: 'ops', summary: 'deploy', now: 1 });
+
+  it('an answer never decides a tool call or a final approval; approve and reject do', () => {
+    for (const kind of ['tool_call', 'before_exit'] as const) {
+      const b = book();
+      gate(b, kind);
+      expect(decide(b, 'r1', { kind: 'answer', text: 'no - do not deploy', at: 2 }, exact)).toEqual({
+        ok: false,
+        warning: HUMAN_TEXTS.requests.answerToGate('r1', kind),
+      });
+      expect(pendingRequests(b).map((r) => r.id)).toEqual(['r1']);
+      expect(decide(b, 'r1', { kind: 'reject', text: 'no', at: 3 }, exact)).toMatchObject({ ok: true });
+    }
+    // a question an agent asked is still answered
+    const b = book();
+    openRequest(b, { kind: 'clarification', agent: 'writer', summary: 'which year?', now: 1 });
+    expect(decide(b, 'r1', { kind: 'answer', text: '2026', at: 2 }, exact)).toMatchObject({ ok: true });
+  });
+
+  it('troupe 0.2 rules still take an answer as the decision (its runs replay as they ran)', () => {
+    const b = book();
+    gate(b, 'tool_call');
+    expect(decide(b, 'r1', { kind: 'answer', text: 'x', at: 2 })).toMatchObject({ ok: true });
+  });
+
+  it('a decision for the request that opens next is kept and applied when it opens', () => {
+    const b = book();
+    // the approve signal was applied before the result that opens r1 (one activation, on a task retry)
+    expect(decide(b, 'r1', { kind: 'approve', at: 2, by: 'ana' }, exact)).toEqual({ ok: false, kept: true });
+    const r1 = gate(b, 'tool_call');
+    expect(decideKept(b, r1)).toMatchObject({ ok: true, request: { id: 'r1', decision: { kind: 'approve', by: 'ana' } } });
+    expect(pendingRequests(b)).toEqual([]);
+    expect(keptDecisions(b)).toEqual([]);
+  });
+
+  it('a kept answer to a gate is turned away when the gate opens', () => {
+    const b = book();
+    decide(b, 'r1', { kind: 'answer', text: 'no', at: 2 }, exact);
+    const r1 = gate(b, 'tool_call');
+    expect(decideKept(b, r1)).toEqual({ ok: false, warning: HUMAN_TEXTS.requests.answerToGate('r1', 'tool_call') });
+    expect(pendingRequests(b).map((r) => r.id)).toEqual(['r1']);
+  });
+
+  it('keeps only ids of requests not opened yet, within reach, once each, and a bounded number', () => {
+    const b = book();
+    gate(b, 'tool_call');
+    decide(b, 'r1', { kind: 'approve', at: 2 }, exact);
+    // r1 was opened already: a second decision is no early one
+    expect(decide(b, 'r1', { kind: 'approve', at: 3 }, exact)).toMatchObject({ ok: false, warning: expect.stringContaining('not pending') });
+    for (const id of ['r0', 'x7', 'r01', `r${2 + EARLY_DECISION_LIMITS.ahead}`]) {
+      expect(decide(b, id, { kind: 'approve', at: 3 }, exact)).toMatchObject({ ok: false, warning: expect.any(String) });
+    }
+    expect(decide(b, 'r2', { kind: 'approve', at: 3 }, exact)).toEqual({ ok: false, kept: true });
+    expect(decide(b, 'r2', { kind: 'reject', text: 'no', at: 4 }, exact)).toMatchObject({ ok: false, warning: expect.any(String) });
+    for (let n = 3; n < 2 + EARLY_DECISION_LIMITS.ahead; n += 1) decide(b, `r${n}`, { kind: 'approve', at: 5 }, exact);
+    expect(keptDecisions(b)).toHaveLength(EARLY_DECISION_LIMITS.kept);
   });
 });

@@ -129,7 +129,7 @@ it('reports YAML syntax errors, an empty file and a wrong top level', () => {
 
 describe('expandVariables', () => {
   it('keeps a literal ${ written as $${, and treats an empty variable as set', () => {
-    expect(expandVariables('a $${HOME} ${E}b', { E: '' })).toEqual({ ok: true, value: 'a ${HOME} b' });
+    expect(expandVariables('a $${HOME} ${E}b', { E: '' })).toEqual({ ok: true, value: 'a ${HOME} b', used: [] });
   });
   it('names all unset variables and refuses names that are not names', () => {
     expect(expandVariables('${A}${B}${A}', {})).toEqual({ ok: false, message: EXPAND_MESSAGES.unset(['A', 'B']) });

@@ -56,3 +56,16 @@ export const MAX_SNIPPET_CHARS = 400;
 export function clip(value: string, max: number = MAX_QUOTED_CHARS): string {
   return value.length > max ? `${value.slice(0, max)}…` : value;
 }
+
+/**
+ * The most agents a role may declare, and the most tool calls of one reply that may run: with the
+ * run's bound on pending tool calls (`src/workflows/versions.ts`), no wave can come near the 2,000
+ * activities Temporal lets one run have pending (past them every workflow task of the run fails).
+ */
+export const MAX_AGENTS = 256;
+
+/** The largest `max_parallel_tool_calls` (see {@link MAX_AGENTS}); the default is 32. */
+export const MAX_PARALLEL_TOOL_CALLS = 128;
+
+/** `max_parallel_tool_calls` when neither the agent nor its model sets it. */
+export const DEFAULT_PARALLEL_TOOL_CALLS = 32;

@@ -107,13 +107,13 @@ function isUnder(path: Path, prefixes: readonly Path[]): boolean {
   return prefixes.some((p) => p.length <= path.length && p.every((seg, i) => path[i] === seg));
 }
 
-/** Parse, validate and compile a role.yaml. Never throws. */
 /**
  * A check the caller adds to the loader's own, on a schema-valid config (for example the worker's
  * tools, which only a tools file knows); its issues are located like every other.
  */
-export type ExtraCheck = (config: RoleConfig) => PathIssue[];
+export type ExtraCheck = (config: RoleConfig) => { errors: PathIssue[]; warnings: PathIssue[] };
 
+/** Parse, validate and compile a role.yaml. Never throws. */
 export function loadRoleConfig(text: string, file: string, extra?: ExtraCheck): LoadResult {
   const deep = deepTextOffset(text);
   if (deep !== undefined) {
@@ -160,8 +160,9 @@ export function loadRoleConfig(text: string, file: string, extra?: ExtraCheck): 
     return finish({ errors, warnings: yamlWarnings });
   }
   const compiled = compileRole(parsed.data);
-  const errors = [...compiled.errors, ...(extra?.(parsed.data) ?? [])].map(located);
-  const warnings = [...yamlWarnings, ...compiled.warnings.map(located)];
+  const added = extra?.(parsed.data);
+  const errors = [...compiled.errors, ...(added?.errors ?? [])].map(located);
+  const warnings = [...yamlWarnings, ...compiled.warnings.map(located), ...(added?.warnings ?? []).map(located)];
   if (errors.length > 0) return finish({ errors, warnings });
   return finish({ config: parsed.data, graph: compiled.graph, errors, warnings });
 }

@@ -23,6 +23,7 @@ export const CONFIG_MESSAGES = {
   multipleOf: (n: number) => `must be a multiple of ${n}`,
   invalid: 'invalid value',
   signalType: 'must match [a-z][a-z0-9_]*',
+  tooManyAgents: (max: number) => `declares more than ${max} agents; a role may have at most ${max}`,
   emptyDocument: 'the file is empty; expected a mapping with name, agents and collaboration',
   multipleDocuments: 'a role.yaml holds a single YAML document; remove the extra "---"',
   unresolvedAlias: (name: string) => `alias "*${clip(name)}" refers to no anchor "&${clip(name)}" defined before it`,

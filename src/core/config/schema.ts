@@ -4,6 +4,8 @@
  * compiled graph, indirectly by the workflow.
  */
 import { z } from 'zod';
+import { toolGlobIssue } from '../llm/tool-glob';
+import { MAX_AGENTS, MAX_PARALLEL_TOOL_CALLS } from './limits';
 import { CONFIG_MESSAGES as M } from './messages';
 
 /** The role name: `[a-z0-9][a-z0-9-]*` (agent names follow the edge-string rule below). */
@@ -20,6 +22,9 @@ const positiveInt = z.number().int().positive();
  */
 export const LoopCapSchema = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1));
 
+/** `max_parallel_tool_calls`: 1 to {@link MAX_PARALLEL_TOOL_CALLS}. */
+const MaxParallelToolCallsSchema = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1)).max(MAX_PARALLEL_TOOL_CALLS);
+
 export const ModelSchema = z.strictObject({
   name: z.string().min(1).optional(),
   temperature: z.number().min(0).max(2).optional(),
@@ -31,6 +36,8 @@ export const ModelSchema = z.strictObject({
   api_key_env: z.string().min(1).optional(),
   /** Tool rounds of one dispatch before a last call with `tool_choice: none`; default 8. */
   max_tool_rounds: positiveInt.optional(),
+  /** Tool calls of one reply that run; the rest get an error text; default 32. */
+  max_parallel_tool_calls: MaxParallelToolCallsSchema.optional(),
 });
 
 export const PriceSchema = z.strictObject({
@@ -43,22 +50,35 @@ export const BUILTIN_TOOLS = ['goal', 'signal'] as const;
 
 /**
  * A tool an agent may use: a built-in (`goal`, `signal`), a module tool by its name (`fetch_page`),
- * an MCP server's tool as `server.tool` (`files.write_file`), or every tool of a server (`files.*`).
+ * an MCP server's tool as `server.tool` (`files.write_file`), or tools of a server by a glob
+ * (`files.*`, `files.read_*`).
  */
-export const TOOL_NAME_RE = /^(?:[A-Za-z0-9_-]{1,64}|[A-Za-z0-9_-]+\.(?:\*|[A-Za-z0-9._-]+))$/;
+export const TOOL_NAME_RE = /^(?:[A-Za-z0-9_-]{1,64}|[A-Za-z0-9_-]+\.[A-Za-z0-9._*-]+)$/;
 
 /** A tool pattern for `approval.tools`: a tool name as above, where `*` matches any characters. */
 export const TOOL_PATTERN_RE = /^[A-Za-z0-9_.*-]+$/;
+
+/**
+ * A tool name or glob: within the glob bounds (checked first, so the pattern's regex never reads a
+ * long string) and of the form `re` describes.
+ */
+function toolGlob(re: RegExp, message: string) {
+  return z.string().superRefine((value, ctx) => {
+    const bound = toolGlobIssue(value);
+    if (bound !== undefined) ctx.addIssue({ code: 'custom', message: bound });
+    else if (!re.test(value)) ctx.addIssue({ code: 'custom', message });
+  });
+}
 
 export const AgentSchema = z.strictObject({
   instructions: z.string().min(1, 'must be a non-empty string'),
   description: z.string().optional(),
   model: ModelSchema.optional(),
-  tools: z
-    .array(z.string().regex(TOOL_NAME_RE, 'must be goal, signal, a module tool name, server.tool or server.*'))
-    .optional(),
+  tools: z.array(toolGlob(TOOL_NAME_RE, 'must be goal, signal, a module tool name, server.tool or server.*')).optional(),
   /** Tool rounds of one dispatch before a last call with `tool_choice: none` (overrides the model's). */
   max_tool_rounds: positiveInt.optional(),
+  /** Tool calls of one reply that run (overrides the model's). */
+  max_parallel_tool_calls: MaxParallelToolCallsSchema.optional(),
   timeout_ms: positiveInt.optional(),
 });
 
@@ -103,7 +123,7 @@ export const OutputSchema = z.strictObject({
 export const ApprovalSchema = z.strictObject({
   before_exit: z.boolean().default(false),
   /** Tool calls that wait for a human first: tool names, `server.*`, or globs such as `deploy_*`. */
-  tools: z.array(z.string().regex(TOOL_PATTERN_RE, 'must be a tool name or a pattern with *')).optional(),
+  tools: z.array(toolGlob(TOOL_PATTERN_RE, 'must be a tool name or a pattern with *')).optional(),
 });
 
 export const BudgetSchema = z.strictObject({
@@ -121,7 +141,7 @@ export const RoleConfigSchema = z.strictObject({
   task: z.string().optional(),
   model: ModelSchema.optional(),
   pricing: z.record(z.string(), PriceSchema).optional(),
-  agents: z.record(z.string(), AgentSchema),
+  agents: z.record(z.string(), AgentSchema).refine((agents) => Object.keys(agents).length <= MAX_AGENTS, M.tooManyAgents(MAX_AGENTS)),
   judge: z.strictObject({ model: ModelSchema.optional() }).optional(),
   collaboration: CollaborationSchema,
   goal: GoalSchema.optional(),

@@ -74,13 +74,21 @@ export interface DecisionRules {
   holdSoftEnds: boolean;
   /** The loop cap is checked before every wave too, so a human decision cannot route past it. */
   capBeforeWave: boolean;
+  /**
+   * A tool call the budget refused ends the run `budget_exceeded` even when the round's graph ended
+   * with the same wave (the agent exited): its work was cut short, which an `exit` would hide.
+   */
+  toolRefusalOverGraphEnd: boolean;
 }
 
 /** The rules of the current version. */
-export const CURRENT_RULES: DecisionRules = { holdSoftEnds: true, capBeforeWave: true };
+export const CURRENT_RULES: DecisionRules = { holdSoftEnds: true, capBeforeWave: true, toolRefusalOverGraphEnd: true };
+
+/** The rules troupe 0.2 ran with (kept so its runs replay). */
+export const RULES_0_2: DecisionRules = { holdSoftEnds: true, capBeforeWave: true, toolRefusalOverGraphEnd: false };
 
 /** The rules troupe 0.1 ran with (kept so its runs replay). */
-export const RULES_0_1: DecisionRules = { holdSoftEnds: false, capBeforeWave: false };
+export const RULES_0_1: DecisionRules = { holdSoftEnds: false, capBeforeWave: false, toolRefusalOverGraphEnd: false };
 
 /** A step that ends: through the round end when the status allows completion checks, else at once. */
 export function endStep(end: RunEnd): NextStep {
@@ -181,7 +189,8 @@ function afterWave(s: Situation, rules: DecisionRules): NextStep {
       return hard ? endStep(hard) : wait;
     }
   }
-  const graph = s.frontierEmpty && !s.holdsResults ? graphEnd(s.exits) : undefined;
+  const refused = rules.toolRefusalOverGraphEnd && s.budget?.reason === 'tool_budget_exceeded';
+  const graph = s.frontierEmpty && !s.holdsResults && !refused ? graphEnd(s.exits) : undefined;
   const end = pickEnd([s.goalEnd, stopEnd(s.termination), capEnd(s.cap), graph]);
   if (end) return endStep(end);
   const budget = budgetEnd(s.budget);

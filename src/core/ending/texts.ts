@@ -24,6 +24,8 @@ export const RUN_TEXTS = {
   unanswered: (ids: string[]) =>
     `the run ended while ${ids.length === 1 ? `request ${ids[0]} was` : `requests ${ids.join(', ')} were`} still waiting for a human (listed as unanswered in the result)`,
   prepareFailed: (message: string) => `fatal_error: ${message}`,
+  carriedAtStart:
+    'fatal_error: the start input carries run state (input.carried), which only a run continuing as new may pass on; start the run with a graph and a task only',
   callLost: (label: string, n: number, max: number) =>
     `${label}: every attempt was lost with its worker (no heartbeat); dispatched again (${n} of ${max})`,
   compactionFailed: (agent: string, n: number) =>

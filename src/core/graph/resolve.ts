@@ -3,6 +3,7 @@
  * each agent's and the judge's own), agents with their defaults, goal, output, approval, budget.
  * Pure.
  */
+import { DEFAULT_PARALLEL_TOOL_CALLS } from '../config/limits';
 import type { AgentConfig, BudgetConfig, GoalConfig, ModelConfig, RoleConfig } from '../config/schema';
 import type { CompiledAgent, CompiledBudget, CompiledGoal, CompiledGraph, ResolvedModel } from './types';
 
@@ -36,6 +37,8 @@ export function resolveAgent(name: string, a: AgentConfig, defaults: ModelConfig
     model: resolveModel(defaults, a.model),
     tools: [...(a.tools ?? [])],
     maxToolRounds: a.max_tool_rounds ?? a.model?.max_tool_rounds ?? defaults?.max_tool_rounds ?? DEFAULT_MAX_TOOL_ROUNDS,
+    maxParallelToolCalls:
+      a.max_parallel_tool_calls ?? a.model?.max_parallel_tool_calls ?? defaults?.max_parallel_tool_calls ?? DEFAULT_PARALLEL_TOOL_CALLS,
     timeoutMs: a.timeout_ms ?? DEFAULT_AGENT_TIMEOUT_MS,
   };
 }

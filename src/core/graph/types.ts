@@ -46,6 +46,8 @@ export interface CompiledAgent {
   tools: string[];
   /** Tool rounds of one dispatch before the closing call (absent in graphs compiled by troupe 0.1: 4). */
   maxToolRounds?: number;
+  /** Tool calls of one reply that run (absent in graphs compiled before troupe 0.3: 32). */
+  maxParallelToolCalls?: number;
   timeoutMs: number;
 }
 

@@ -4,8 +4,8 @@
  * RunResult can say who approved, rejected or answered what, and when. Pure: time comes with the
  * decision.
  */
-import { MAX_DECISIONS, MAX_TRANSCRIPT, pushBounded, type RunState } from '../state/state';
-import { decisionRecord, type Decision, type DecisionRecord, type HumanRequest } from './requests';
+import { MAX_DECISIONS, MAX_TRANSCRIPT, pushBounded, warn, type RunState } from '../state/state';
+import { decideKept, decisionRecord, openRequest, type Decision, type DecisionRecord, type HumanRequest } from './requests';
 
 /** Characters of a decision's text kept in its transcript entry (the log keeps it whole). */
 const TRANSCRIPT_TEXT_CHARS = 500;
@@ -37,4 +37,16 @@ export function recordDecision(state: RunState, request: HumanRequest & { decisi
 /** The run's decisions, oldest first (none for state written before decisions were kept). */
 export function decisionsOf(state: RunState): DecisionRecord[] {
   return state.decisionLog ?? [];
+}
+
+/**
+ * Open a request, and apply at once a decision that arrived for it before it opened (kept by
+ * `decide`): recorded like any decision, or turned away with its warning.
+ */
+export function openHumanRequest(state: RunState, req: Parameters<typeof openRequest>[1]): HumanRequest {
+  const request = openRequest(state, req);
+  const kept = decideKept(state, request);
+  if (kept?.ok) recordDecision(state, kept.request);
+  else if (kept && !kept.kept) warn(state, kept.warning);
+  return request;
 }

@@ -81,9 +81,35 @@ export interface HumanRequest extends PendingRequest {
 export interface RequestBook {
   requests: HumanRequest[];
   requestCounter: number;
+  /**
+   * Decisions that named a request not opened yet, kept until it opens (absent in state written
+   * before they were kept). A decision can overtake the result that opens its request: a `status`
+   * query may be answered from a workflow task that later failed, and on the task's retry the SDK
+   * delivers the signal before the activity result that opens the request.
+   */
+  early?: EarlyDecision[];
 }
 
+/** A decision that arrived before its request opened. */
+export interface EarlyDecision {
+  requestId: string;
+  decision: Decision;
+}
 
+/**
+ * Request kinds that gate an action: only `approve` runs it, only `reject` refuses it. An `answer`
+ * (say "no - do not deploy") is never taken for an approval.
+ */
+export const GATE_KINDS: readonly RequestKind[] = ['tool_call', 'before_exit'];
+
+/** How far ahead of the last opened request a decision is kept, and how many are kept at most. */
+export const EARLY_DECISION_LIMITS = { ahead: 32, kept: 32 } as const;
+
+/** How the run matches decisions to requests (fixed at its start; `src/workflows/versions.ts`). */
+export interface DecisionRules {
+  /** An answer to a gate is refused, and a decision for a request not opened yet is kept until it opens. */
+  exactGates: boolean;
+}
 
 /** The id of the `n`-th request of a run (1-based): `r1`, `r2`, … */
 export function formatRequestId(n: number): string {
@@ -145,22 +171,64 @@ export function resolveDecision(
   return { ok: true, request: pending[0] };
 }
 
+/** A decision on a request: recorded, kept until its request opens, or turned away with a warning. */
+export type DecideOutcome =
+  | { ok: true; request: HumanRequest & { decision: Decision } }
+  | { ok: false; kept: true }
+  | { ok: false; kept?: false; warning: string };
+
+/** The number of a request id (`r7` → 7), or undefined for anything else. */
+function requestNumber(id: string): number | undefined {
+  const m = /^r([1-9]\d{0,8})$/.exec(id);
+  return m ? Number(m[1]) : undefined;
+}
+
 /**
  * Record a decision on the matching open request; returns the warning when it matches none. The
- * request moves to the end of the book so decided requests are acted on in arrival order.
+ * request moves to the end of the book so decided requests are acted on in arrival order. Under
+ * `exactGates`, an answer to a gate ({@link GATE_KINDS}) is turned away, and a decision naming a
+ * request not opened yet (at most {@link EARLY_DECISION_LIMITS} ahead) is kept until it opens.
  */
-export function decide(
-  book: RequestBook,
-  requestId: string | undefined,
-  decision: Decision,
-): { ok: true; request: HumanRequest & { decision: Decision } } | { ok: false; warning: string } {
+export function decide(book: RequestBook, requestId: string | undefined, decision: Decision, rules: DecisionRules = { exactGates: false }): DecideOutcome {
   const resolved = resolveDecision(pendingRequests(book), requestId, decision.kind);
-  if (!resolved.ok) return resolved;
+  if (!resolved.ok) {
+    if (rules.exactGates && requestId !== undefined && keepEarly(book, requestId, decision)) return { ok: false, kept: true };
+    return resolved;
+  }
+  if (rules.exactGates && decision.kind === 'answer' && GATE_KINDS.includes(resolved.request.kind)) {
+    return { ok: false, warning: HUMAN_TEXTS.requests.answerToGate(resolved.request.id, resolved.request.kind) };
+  }
   const index = book.requests.findIndex((r) => r.id === resolved.request.id);
   const [request] = book.requests.splice(index, 1);
   request.decision = decision;
   book.requests.push(request);
   return { ok: true, request: request as HumanRequest & { decision: Decision } };
+}
+
+/** Keep a decision for a request not opened yet; false when the id is no such request or the book is full. */
+function keepEarly(book: RequestBook, requestId: string, decision: Decision): boolean {
+  const n = requestNumber(requestId);
+  if (n === undefined || n <= book.requestCounter || n > book.requestCounter + EARLY_DECISION_LIMITS.ahead) return false;
+  const early = (book.early ??= []);
+  if (early.length >= EARLY_DECISION_LIMITS.kept || early.some((e) => e.requestId === requestId)) return false;
+  early.push({ requestId, decision });
+  return true;
+}
+
+/**
+ * Apply the decision kept for `request` (just opened), if one was: as if it had arrived now, so an
+ * answer to a gate is turned away here too.
+ */
+export function decideKept(book: RequestBook, request: HumanRequest): DecideOutcome | undefined {
+  const index = book.early?.findIndex((e) => e.requestId === request.id) ?? -1;
+  if (index < 0 || !book.early) return undefined;
+  const [kept] = book.early.splice(index, 1);
+  return decide(book, request.id, kept.decision, { exactGates: true });
+}
+
+/** Decisions kept for requests that never opened (reported when the run ends). */
+export function keptDecisions(book: RequestBook): EarlyDecision[] {
+  return book.early ?? [];
 }
 
 /** The record of a decided request's decision. */

@@ -14,10 +14,17 @@ export const HUMAN_TEXTS = {
     noneToDecide: (d: string) => `ignored ${d} signal: no request is pending`,
     notPending: (d: string, id: string, pending: string[]) =>
       `ignored ${d} signal: request ${clip(id)} is not pending (pending: ${pending.length ? pending.join(', ') : 'none'})`,
+    answerToGate: (id: string, kind: string) =>
+      `ignored answer signal: request ${id} (${kind}) is decided only by approve or reject; an answer is not an approval`,
+    neverOpened: (kept: Array<{ requestId: string; kind: string }>) =>
+      `ignored ${kept.map((k) => `${k.kind} signal for ${k.requestId}`).join(', ')}: the run ended before that request opened`,
     ambiguous: (d: string, pending: string[]) =>
       `ignored ${d} signal: ${pending.length} requests are pending (${pending.join(', ')}); name one with requestId (--request)`,
   },
 } as const;
+
+/** Request kinds an agent asked a question with: `troupe answer` is their first command. */
+export const ANSWERED_KINDS: readonly string[] = ['clarification', 'blocked'];
 
 /**
  * The commands that decide a pending request: `answer` for questions an agent asked (clarification,
@@ -25,7 +32,7 @@ export const HUMAN_TEXTS = {
  */
 export function answerCommands(workflowId: string, r: { id: string; kind: string }): string[] {
   const commands: string[] = [];
-  if (r.kind === 'clarification' || r.kind === 'blocked') commands.push(`troupe answer ${workflowId} "<your answer>" --request ${r.id}`);
+  if (ANSWERED_KINDS.includes(r.kind)) commands.push(`troupe answer ${workflowId} "<your answer>" --request ${r.id}`);
   commands.push(`troupe approve ${workflowId} --request ${r.id}`);
   commands.push(`troupe reject ${workflowId} --request ${r.id} --reason "..."`);
   return commands;

@@ -2,7 +2,7 @@
  * The contract between the workflow and the LLM activities: plain JSON in, plain JSON out.
  * Prompts are built in the pure core; activities only perform the calls.
  */
-import type { ResolvedModel } from '../graph/types';
+import type { CompiledGraph, ResolvedModel } from '../graph/types';
 import type { TokenCounts } from '../conditions/view';
 import type { ToolCallRecord, ToolDefinition } from './tool-contract';
 
@@ -170,6 +170,8 @@ export interface PrepareInput {
   models: Array<{ who: string; model: ResolvedModel }>;
   /** The worker tools each agent lists (`files.*`, `fetch_page`), built-ins left out. */
   tools?: Array<{ agent: string; names: string[] }>;
+  /** The whole graph, for the worker to check before anything runs (since troupe 0.3). */
+  graph?: CompiledGraph;
 }
 
 /**

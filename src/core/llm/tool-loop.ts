@@ -5,6 +5,7 @@
  */
 import { capText, fitsUtf8, utf8ByteLength } from '../text/utf8';
 import { builtinToolsOf, toolDefinitions } from './builtin-tools';
+import { globMatches } from './tool-glob';
 import { workerFunctionTool, type LoopMessage, type ToolCallRequest, type ToolDefinition, type WorkerFunctionTool } from './tool-contract';
 
 /** Bounds of a tool loop. */
@@ -36,6 +37,11 @@ export const TOOL_LOOP_TEXTS = {
   truncatedText: (agent: string, dropped: number, limit: number) =>
     `agent ${agent}: output cut to ${limit} bytes (${dropped} bytes dropped)`,
   requestSummary: (agent: string, tool: string, args: string) => `${agent} wants to call ${tool} ${args}`,
+  tooManyCalls: (limit: number) =>
+    `Error: this reply asked for more than ${limit} tool calls (max_parallel_tool_calls); this call was not run. Ask for fewer calls at once.`,
+  tooManyCallsWarning: (agent: string, calls: number, limit: number) =>
+    `agent ${agent}: a reply asked for ${calls} tool calls; the ${calls - limit} past max_parallel_tool_calls (${limit}) were not run`,
+  notOffered: (agent: string, tool: string, why: string) => `agent ${agent}: a call of ${tool} was not offered for approval: ${why}`,
   shrunk: 'earlier tool result shortened to keep the conversation within bounds',
 } as const;
 
@@ -46,19 +52,9 @@ export function modelTools(names: readonly string[], specs: readonly ToolDefinit
   return [...builtins, ...worker];
 }
 
-/** A glob over tool names: `*` matches any characters, everything else itself. */
-export function toolPatternMatches(pattern: string, yamlName: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map(escapeRegex).join('.*')}$`);
-  return re.test(yamlName);
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** Whether a call of the tool (its role-file name) waits for a human under `approval.tools`. */
 export function needsApproval(patterns: readonly string[] | undefined, yamlName: string): boolean {
-  return (patterns ?? []).some((p) => toolPatternMatches(p, yamlName));
+  return (patterns ?? []).some((p) => globMatches(p, yamlName));
 }
 
 /**

@@ -8,7 +8,8 @@
 import type { CompiledGraph } from '../graph/types';
 import { addUsage, recordCall } from '../budgets/ledger';
 import type { GoalEvent } from '../goals';
-import { openRequest, REQUEST_SIGNAL_KINDS } from '../humans/requests';
+import { openHumanRequest } from '../humans/decisions';
+import { REQUEST_SIGNAL_KINDS } from '../humans/requests';
 import type { AgentCallResult } from '../llm/contract';
 import { RUN_TEXTS } from '../ending/texts';
 import { hashWindow, updateLatches } from '../conditions/walk';
@@ -94,7 +95,7 @@ export function recordResult(
     recordInLedger(state, { type: event.type, payload: event.payload, at: new Date(now).toISOString(), source: item.agent });
     const requestKind = REQUEST_SIGNAL_KINDS[event.type];
     if (requestKind) {
-      openRequest(state, {
+      openHumanRequest(state, {
         kind: requestKind,
         agent: item.agent,
         summary: event.summary ?? summarizePayload(event.payload) ?? RUN_TEXTS.requestSummary(item.agent, event.type),

@@ -1,0 +1,94 @@
+/**
+ * A role line cannot wedge a run or a worker (docs/security.md, "Bounds"): a tool glob of 30 stars
+ * is refused by `troupe validate`; a graph carrying it, started by a client of its own that skips
+ * validation, ends at once `failed/fatal_error` naming it — no workflow task times out or fails on
+ * the way — and so does a start input that carries state (which would skip the start-of-run checks).
+ * The same worker then runs a good graph as usual.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { startRun } from '../../src/client';
+import { GRAPH_CHECK_TEXTS } from '../../src/core/graph/check-graph';
+import { RUN_TEXTS } from '../../src/core/ending/texts';
+import { TOOL_GLOB_TEXTS } from '../../src/core/llm/tool-glob';
+import { createRunState } from '../../src/core/state/state';
+import { WORKFLOW_TYPE } from '../../src/workflows/messages';
+import { troupe } from '../helpers/cli';
+import { rawHistory } from '../helpers/history-scan';
+import { compileYaml, startHarness, type Harness } from '../helpers/runs';
+import { uniqueWorkflowId } from '../helpers/temporal';
+
+const EventType = temporal.api.enums.v1.EventType;
+const STARS = `${'*'.repeat(30)}X`;
+const ROLE = `
+name: deploys
+agents:
+  ops: { instructions: "Deploy.", tools: [signal] }
+collaboration:
+  topology: pipeline
+  agents: [ops]
+`;
+
+/** Workflow-task failures and timeouts in a run's history: a wedged run retries its task forever. */
+async function taskTrouble(h: Harness, workflowId: string): Promise<string[]> {
+  const history = await rawHistory(h.client, workflowId);
+  const trouble = new Set([EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT]);
+  return (history.events ?? []).filter((e) => trouble.has(e.eventType as EventType)).map((e) => EventType[e.eventType as EventType]);
+}
+
+describe('a role line or start input from a client of its own', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h?.close());
+
+  test('troupe validate refuses the 30-star glob, located', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-glob-')), 'role.yaml');
+    fs.writeFileSync(file, `${ROLE}approval:\n  tools: ["${STARS}"]\n`);
+    const r = await troupe('validate', file);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`${file}:9:11 approval.tools[0]: ${TOOL_GLOB_TEXTS.tooManyStars(30)}`);
+  });
+
+  test('a graph carrying it ends at once, failed, naming each glob; no workflow task fails or times out', async () => {
+    const graph = compileYaml(ROLE);
+    graph.approval.tools = [STARS];
+    graph.agents.ops.tools = ['signal', `files.${STARS}`];
+    const handle = await startRun(h.client, { role: graph, task: 't', taskQueue: h.worker.taskQueue, workflowId: uniqueWorkflowId('glob') });
+    const r = await handle.result();
+    expect(r).toMatchObject({ status: 'failed', reason: 'fatal_error', steps: 0 });
+    expect(r.reasonText).toBe(
+      RUN_TEXTS.prepareFailed(
+        [
+          GRAPH_CHECK_TEXTS.issue('agents.ops.tools[1]', TOOL_GLOB_TEXTS.tooManyStars(30)),
+          GRAPH_CHECK_TEXTS.issue('approval.tools[0]', TOOL_GLOB_TEXTS.tooManyStars(30)),
+        ].join('; '),
+      ),
+    );
+    expect(h.stub.requests).toHaveLength(0);
+    expect(await taskTrouble(h, handle.workflowId)).toEqual([]);
+  });
+
+  test('a start input carrying state is refused before anything reads it', async () => {
+    const graph = compileYaml(ROLE);
+    const carried = createRunState(graph, 'forged', 'someone-else', 0);
+    carried.usage.toolCalls = { total: 0, byAgent: {}, byTool: {}, refused: 0 };
+    const handle = await h.client.workflow.start(WORKFLOW_TYPE, {
+      taskQueue: h.worker.taskQueue,
+      workflowId: uniqueWorkflowId('carried'),
+      args: [{ graph, task: 't', carried }],
+    });
+    const r = (await handle.result()) as { status: string; reason: string; reasonText: string };
+    expect(r).toMatchObject({ status: 'failed', reason: 'fatal_error', reasonText: RUN_TEXTS.carriedAtStart });
+    expect(h.stub.requests).toHaveLength(0);
+    expect(await taskTrouble(h, handle.workflowId)).toEqual([]);
+  });
+
+  test('the same worker runs a good graph as usual', async () => {
+    h.stub.script('ops', [{ text: 'deployed' }]);
+    expect(await h.run(ROLE)).toMatchObject({ status: 'completed', finalText: 'deployed' });
+  });
+});
