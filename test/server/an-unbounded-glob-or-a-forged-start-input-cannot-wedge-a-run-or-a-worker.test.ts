@@ -34,8 +34,8 @@ collaboration:
 /** Workflow-task failures and timeouts in a run's history: a wedged run retries its task forever. */
 async function taskTrouble(h: Harness, workflowId: string): Promise<string[]> {
   const history = await rawHistory(h.client, workflowId);
-  const trouble = new Set([EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT]);
-  return (history.events ?? []).filter((e) => trouble.has(e.eventType as EventType)).map((e) => EventType[e.eventType as EventType]);
+  const trouble = new Set<number>([EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT]);
+  return (history.events ?? []).filter((e) => trouble.has(Number(e.eventType))).map((e) => EventType[Number(e.eventType)]);
 }
 
 describe('a role line or start input from a client of its own', () => {

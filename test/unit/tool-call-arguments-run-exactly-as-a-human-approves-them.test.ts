@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { jsonStructureIssue, readToolArguments, TOOL_ARGUMENT_LIMITS, TOOL_ARGUMENT_TEXTS } from '../../src/core/llm/tool-arguments';
+import { normalizeCallIds } from '../../src/core/llm/tool-loop';
 import { parseArgumentsJson } from '../../src/tools/arguments';
 import { fuzzRuns } from '../helpers/fuzz';
 
@@ -70,6 +71,17 @@ describe('tool-call arguments', () => {
         return read.ok ? typeof read.json === 'string' : typeof read.error === 'string';
       }),
       fuzzRuns(2000),
+    );
+  });
+
+  it('give every call of any reply an id of its own, in order, whatever ids the endpoint sent', () => {
+    const call = fc.record({ id: fc.oneof(fc.constant(''), fc.constantFrom('a', 'b', 'call_0_1'), fc.string()), name: fc.string(), arguments: fc.string() });
+    fc.assert(
+      fc.property(fc.array(call, { maxLength: 40 }), fc.nat(20), (calls, round) => {
+        const ids = normalizeCallIds(calls, round).map((c) => c.id);
+        return new Set(ids).size === calls.length && ids.every((id) => id !== '');
+      }),
+      fuzzRuns(1000),
     );
   });
 });
