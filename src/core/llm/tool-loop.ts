@@ -59,12 +59,18 @@ export function needsApproval(patterns: readonly string[] | undefined, yamlName:
 
 /**
  * Call ids the loop can rely on: some endpoints omit them or repeat them, while every call needs its
- * own answer. A missing or repeated id becomes `call_<round>_<index>`.
+ * own answer. A missing or repeated id becomes `call_<round>_<index>` (with `_2`, `_3`, … when the
+ * endpoint itself used that one).
  */
 export function normalizeCallIds(calls: readonly ToolCallRequest[], round: number): ToolCallRequest[] {
+  const given = new Set(calls.map((c) => c.id));
   const seen = new Set<string>();
   return calls.map((c, i) => {
-    const id = c.id && !seen.has(c.id) ? c.id : `call_${round}_${i}`;
+    let id = c.id;
+    if (!id || seen.has(id)) {
+      id = `call_${round}_${i}`;
+      for (let n = 2; given.has(id) || seen.has(id); n += 1) id = `call_${round}_${i}_${n}`;
+    }
     seen.add(id);
     return { ...c, id };
   });
