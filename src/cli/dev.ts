@@ -1,17 +1,16 @@
 /**
- * `troupe dev [role.yaml] [--task T] [--exit]` / `npm run demo`: the whole product on one
- * machine. Starts a local Temporal dev server with its Web UI, the built-in offline model when no
- * OPENAI_API_KEY is set, a worker, and a run of the example review loop; prints its progress, the
- * result and where to inspect its history. Keeps the server up until Ctrl+C when run in a terminal.
- * Its worker honours a role's own `base_url` and `api_key_env` without the worker allowlists.
+ * `troupe dev [role.yaml] [--task T] [--port P] [--ui-port P] [--exit]` / `npm run demo`: the whole
+ * product on one machine. Starts a local Temporal dev server with its Web UI (ports: `dev-ports.ts`),
+ * the built-in offline model when no OPENAI_API_KEY is set, a worker, and a run of the example review
+ * loop; prints its progress, the result and where to inspect its history. Keeps the server up until
+ * Ctrl+C when run in a terminal. Its worker honours a role's own `base_url` and `api_key_env` without
+ * the worker allowlists, and logs at WARN (INFO with TROUPE_DEV_LOG; `TROUPE_LOG_LEVEL` wins).
  */
-import * as net from 'node:net';
 import * as path from 'node:path';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { connectClient, followRun, startRun } from '../client';
 import { formatIssue } from '../core/config/issues';
 import { loadRoleFile } from '../config-file';
-import { FAST_LOCAL_DYNAMIC_CONFIG, freePort, startDevServer } from '../dev/temporal-server';
+import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer } from '../dev/temporal-server';
 import { payloadCodecFromEnv, startCodecServer } from '../codec';
 import { startOfflineModel } from '../dev/offline-model';
 import { taskQueueFromEnv } from '../settings';
@@ -23,6 +22,8 @@ import { err, out } from './io';
 import { createFollowView, followMode } from './follow-view';
 import { exitCodeOf, printResult } from './run';
 import { RUN_TEXT } from './run-texts';
+import { devPorts } from './dev-ports';
+import { installWorkerLogger, logLevelFromEnv } from './worker-log';
 
 export const DEMO_FILE = path.resolve(__dirname, '..', '..', 'examples', 'review-loop.yaml');
 
@@ -39,22 +40,22 @@ const DEV_TEXT = {
     `payloads are encrypted (TROUPE_PAYLOAD_KEY, key id ${keyId}); the Web UI decrypts them through the codec server at ${codecUrl}`,
 } as const;
 
-async function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-}
-
 /** Run the command. */
 export async function run(args: ParsedArgs): Promise<number> {
   const file = args.positionals[0] ?? DEMO_FILE;
   let codec;
+  let logLevel;
   try {
     codec = payloadCodecFromEnv();
+    // the demo's output is the run's progress; worker lifecycle logs only at WARN and above
+    logLevel = logLevelFromEnv(process.env.TROUPE_DEV_LOG ? 'INFO' : 'WARN');
   } catch (e) {
     err((e as Error).message);
+    return 1;
+  }
+  const ports = await devPorts(args);
+  if ('error' in ports) {
+    err(ports.error);
     return 1;
   }
   const tools = await openToolsOrExplain(stringFlag(args, 'tools'));
@@ -70,17 +71,15 @@ export async function run(args: ParsedArgs): Promise<number> {
   const task = stringFlag(args, 'task') ?? graph.task ?? 'Write a short essay on why the sky is blue.';
 
   out(DEV_TEXT.banner);
-  // the demo's output is the run's progress; worker lifecycle logs only at WARN and above
-  Runtime.install({ logger: new DefaultLogger(process.env.TROUPE_DEV_LOG ? 'INFO' : 'WARN') });
-  const [grpcFree, uiFree] = await Promise.all([portFree(7233), portFree(8233)]);
+  installWorkerLogger(logLevel);
+  const { port, uiPort } = ports;
   // with a payload key, the UI reads payloads through a codec server that allows only its origin
-  const uiPort = uiFree ? 8233 : await freePort();
   const codecServer = codec
     ? await startCodecServer({ codec, port: 0, origins: [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`] })
     : undefined;
   const server = await startDevServer({
     dynamicConfig: { ...FAST_LOCAL_DYNAMIC_CONFIG },
-    ...(grpcFree ? { port: 7233 } : {}),
+    ...(port !== undefined ? { port } : {}),
     uiPort,
     ...(codecServer ? { uiCodecEndpoint: codecServer.url } : {}),
     log: process.env.TROUPE_DEV_LOG ? (l) => err(`[temporal] ${l}`) : undefined,

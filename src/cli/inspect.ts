@@ -1,9 +1,11 @@
 /**
  * `troupe status|result|transcript <id> [--json]`: read a run through its queries,
  * or its RunResult once finished (`result` waits for it). `troupe status --watch` follows the run
- * to its end like `troupe run` does.
+ * to its end like `troupe run` does. A transcript without steps says so, with the run's end if it
+ * has ended.
  */
-import { queryStatus, queryTranscript, waitResult } from '../client';
+import { queryStatus, queryTranscript, waitResult, type RunHandle } from '../client';
+import { statusAndReason } from '../core/ending/final-line';
 import type { RunStatusView } from '../core/ending/result';
 import { booleanFlag, type ParsedArgs } from './args';
 import { withRun } from './connect';
@@ -12,7 +14,7 @@ import { exitCodeOf, followAndPrint, printResult } from './run';
 import { RUN_TEXT } from './run-texts';
 
 function printStatus(s: RunStatusView): void {
-  out(`run ${s.workflowId}: ${s.phase}${s.final ? ` — ${s.final.status}/${s.final.reason}: ${s.final.reasonText}` : ''}`);
+  out(`run ${s.workflowId}: ${s.phase}${s.final ? ` — ${statusAndReason(s.final)}` : ''}`);
   out(`round ${s.round}, wave ${s.wave}, ${s.steps} steps, active ${(s.activeMs / 1000).toFixed(1)}s`);
   if (s.frontier.length) out(`next wave: ${s.frontier.join(', ')}`);
   if (s.inFlight.length) out(`in flight: ${s.inFlight.join(', ')}`);
@@ -48,12 +50,27 @@ export async function result(args: ParsedArgs): Promise<number> {
   });
 }
 
+/**
+ * The line a transcript without steps prints: the run has none yet, or recorded none, with its end
+ * (the run's own, or the workflow's when it was closed from outside, e.g. terminated).
+ */
+async function noStepsLine(handle: RunHandle): Promise<string> {
+  const { final } = await queryStatus(handle);
+  if (final) return RUN_TEXT.noStepsRecorded(handle.workflowId, statusAndReason(final));
+  const { status } = await handle.describe();
+  return status.name === 'RUNNING' ? RUN_TEXT.noStepsYet(handle.workflowId) : RUN_TEXT.noStepsRecorded(handle.workflowId, RUN_TEXT.workflowClosed(status.name));
+}
+
 /** `troupe transcript`. */
 export async function transcript(args: ParsedArgs): Promise<number> {
   return withRun(args.positionals[0], async (handle) => {
     const steps = await queryTranscript(handle);
     if (booleanFlag(args, 'json')) {
       out(JSON.stringify(steps));
+      return 0;
+    }
+    if (steps.length === 0) {
+      out(await noStepsLine(handle));
       return 0;
     }
     for (const s of steps) {

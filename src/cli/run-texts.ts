@@ -19,6 +19,12 @@ export const RUN_TEXT = {
   started: (id: string, queue: string) => `started run ${id} on task queue ${queue}`,
   detached: (id: string) => `follow it with: troupe status ${id}  ·  troupe result ${id}`,
   notFound: (id: string) => `no run with id ${id}`,
+  /** `troupe transcript` of a run that has not finished a step yet. */
+  noStepsYet: (id: string) => `run ${id} has no steps yet`,
+  /** `troupe transcript` of a run that ended without a step, with its end (`failed/fatal_error: …`). */
+  noStepsRecorded: (id: string, end: string) => `run ${id} recorded no steps (${end})`,
+  /** The end of a workflow closed from outside the run (terminated, timed out). */
+  workflowClosed: (status: string) => `workflow ${status.toLowerCase().replace(/_/g, ' ')}`,
   step: (round: number, wave: number, agent: string, tokens: number, hash: string, preview: string) =>
     `  [round ${round} · wave ${wave}] ${agent} (${tokens} tok, #${hash}) ${preview}`,
   toolCall: (t: { tool: string; arguments: string; ok: boolean; result: string; durationMs: number }) =>
@@ -44,6 +50,16 @@ export const RUN_TEXT = {
     `  ${d.kind === 'reject' ? '✗' : '✓'} ${d.requestId} (${d.request})${d.agent ? ` ${d.agent}` : ''} ${DECIDED[d.kind]} by ${d.by ?? 'an unnamed sender'} at ${d.at}${d.text ? ` — ${d.text.replace(/\s+/g, ' ').slice(0, 100)}` : ''}`,
   workerStarted: (address: string, namespace: string, queue: string) =>
     `troupe worker polling task queue "${queue}" on ${address} (namespace ${namespace}); Ctrl+C to stop`,
+  badLogLevel: (variable: string, value: string, levels: readonly string[]) =>
+    `${variable} must be one of ${levels.join(', ')} (any case), not "${value}"`,
+  /** The worker's log lines (`worker-log.ts`): `12:04:31 WARN activity callAgent failed (attempt 1, workflow w): why`. */
+  log: {
+    line: (time: string, level: string, message: string, context: readonly string[], error?: string) =>
+      `${time} ${level} ${message}${context.length ? ` (${context.join(', ')})` : ''}${error ? `: ${error}` : ''}`,
+    activity: (type: string, local: boolean) => `${local ? 'local activity' : 'activity'} ${type}`,
+    attempt: (n: number) => `attempt ${n}`,
+    workflow: (id: string) => `workflow ${id}`,
+  },
   sent: (what: string, id: string) => `sent ${what} to ${id}`,
   sentDecision: (what: string, request: string, by: string, id: string) => `sent ${what} (${request}) by ${by} to ${id}`,
   /** Who decided when neither --by nor the OS names a user. */
@@ -60,6 +76,14 @@ export const RUN_TEXT = {
   badSignalType: (type: string) => `signal type "${type}" must match [a-z][a-z0-9_]*`,
   needReason: '--reason is required for reject',
   cancelled: (id: string) => `cancellation requested for ${id}`,
+  /** `troupe dev --port|--ui-port` with a value that is no port. */
+  devBadPort: (flag: string, value: string) => `--${flag} must be a port number from 1 to 65535, not "${value}"`,
+  /** `troupe dev --port|--ui-port` naming a port nothing can listen on (`code`: EADDRINUSE, EACCES, …). */
+  devPortUnavailable: (port: number, flag: string, code: string) =>
+    code === 'EADDRINUSE'
+      ? `port ${port} (--${flag}) is already in use; pass a free one with --${flag} P, or leave --${flag} out to take a free port`
+      : `cannot listen on port ${port} (--${flag}): ${code}; pass another with --${flag} P, or leave --${flag} out to take a free port`,
+  devSamePort: (port: number) => `--port and --ui-port both name port ${port}; the Temporal server and its Web UI need a port each`,
   uiLink: (ui: string, namespace: string, id: string) =>
     `Web UI: ${ui}/namespaces/${namespace}/workflows/${encodeURIComponent(id)}`,
 } as const;

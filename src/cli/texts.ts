@@ -20,6 +20,11 @@ export const CLI_TEXT = {
     `✓ ${file} is valid${warnings ? ` with ${plural(warnings, 'warning')}` : ''} (${plural(agents, 'agent')}, ${plural(edges, 'edge')}, ${plural(loops, 'loop group')})`,
   invalid: (file: string, errors: number, warnings: number) =>
     `✗ ${file}: ${plural(errors, 'error')}${warnings ? `, ${plural(warnings, 'warning')}` : ''}`,
+  /** `troupe validate` of a tools file (top-level keys only `mcp_servers`/`modules`). */
+  validToolsFile: (file: string, servers: number, modules: number) =>
+    `✓ ${file} is valid: a tools file (${plural(servers, 'MCP server')}, ${plural(modules, 'module')}); list its tools with: troupe tools --tools ${file}`,
+  invalidToolsFile: (file: string, errors: number) =>
+    `✗ ${file}: ${plural(errors, 'error')} (checked as a tools file; once valid, list its tools with: troupe tools --tools ${file})`,
   warning: (text: string) => `warning: ${text}`,
   badFormat: (format: string, formats: readonly string[]) => `--format must be ${formats.join(' or ')}, got "${format}"`,
   pluginsNotFound: (file: string) => `plugins file not found: ${file}`,

@@ -2,7 +2,8 @@
  * `troupe validate <role.yaml> [--plugins file] [--tools tools.yaml] [--json]`: prints every error and
  * warning located as `file:line:col path: message` and a one-line summary; exit 1 on errors. With
  * `--tools`, the tool names agents use are checked against what the tools file offers (its MCP
- * servers are started to list their tools, then closed).
+ * servers are started to list their tools, then closed). A tools file given in place of the role
+ * file is checked as a tools file (`validate-tools.ts`).
  */
 import { formatIssue } from '../core/config/issues';
 import { loadRoleFile } from '../config-file';
@@ -13,6 +14,7 @@ import { CLI_TEXT } from './texts';
 import { checkRoleTools } from '../tools/check-role';
 import type { ToolsLogger } from '../tools';
 import { openToolsOrExplain } from './open-tools';
+import { isToolsFile, validateToolsFile } from './validate-tools';
 
 /** Tool servers' chatter stays out of the report; their warnings go to stderr. */
 const quietLogger: ToolsLogger = { info: () => undefined, warn: err, error: err };
@@ -20,6 +22,7 @@ const quietLogger: ToolsLogger = { info: () => undefined, warn: err, error: err 
 /** Run the command. */
 export async function run(args: ParsedArgs): Promise<number> {
   const file = args.positionals[0];
+  if (isToolsFile(file)) return validateToolsFile(file, booleanFlag(args, 'json'));
   const pluginError = loadPlugins(stringFlag(args, 'plugins'));
   if (pluginError) {
     err(pluginError);
@@ -33,7 +36,7 @@ export async function run(args: ParsedArgs): Promise<number> {
   const g = r.graph;
   if (booleanFlag(args, 'json')) {
     const summary = g && { agents: Object.keys(g.agents).length, edges: g.edges.length, loopGroups: g.loopGroups.length };
-    out(JSON.stringify({ file, valid: r.errors.length === 0, errors: r.errors, warnings: r.warnings, found: r.found, ...(summary && { summary }) }));
+    out(JSON.stringify({ file, kind: 'role', valid: r.errors.length === 0, errors: r.errors, warnings: r.warnings, found: r.found, ...(summary && { summary }) }));
     return r.errors.length ? 1 : 0;
   }
   for (const e of r.errors) out(formatIssue(e));

@@ -2,9 +2,10 @@
  * `troupe worker [--plugins file]`: run a worker until SIGINT/SIGTERM. The first signal drains:
  * the worker stops polling and in-flight calls get `TROUPE_SHUTDOWN_GRACE_MS` (default 30 s) to
  * finish before they are cancelled (Temporal retries them on another worker), then it exits 0. A
- * second signal exits at once. A malformed endpoint allowlist, payload key, grace or connection
+ * second signal exits at once. A malformed endpoint allowlist, payload key, grace, log level or connection
  * settings (`TEMPORAL_*`, the profile file) stop it before it connects; an unreachable Temporal
- * stops it with the reason.
+ * stops it with the reason. The SDK's log is one line per entry (`worker-log.ts`; `TROUPE_LOG_LEVEL`,
+ * default info).
  */
 import { endpointPolicy } from '../activities/endpoints';
 import { troupeDataConverter } from '../codec/data-converter';
@@ -15,6 +16,7 @@ import { stringFlag, type ParsedArgs } from './args';
 import { isConnectionError } from './connect';
 import { err, out } from './io';
 import { RUN_TEXT } from './run-texts';
+import { installWorkerLogger, logLevelFromEnv } from './worker-log';
 
 /** What `troupe worker` prints as it stops (stderr), kept together so tests pin them. */
 export const WORKER_STOP_TEXT = {
@@ -32,15 +34,18 @@ export async function run(args: ParsedArgs): Promise<number> {
   let settings: TroupeSettings;
   let graceMs: number;
   let dataConverter;
+  let logLevel;
   try {
     endpointPolicy({ env: process.env });
     settings = settingsFromEnv();
     graceMs = shutdownGraceFromEnv();
     dataConverter = troupeDataConverter();
+    logLevel = logLevelFromEnv('INFO');
   } catch (e) {
     err((e as Error).message);
     return 1;
   }
+  installWorkerLogger(logLevel);
   const tools = await openToolsOrExplain(stringFlag(args, 'tools'));
   if (tools === false) return 1;
   let worker;

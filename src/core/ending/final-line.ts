@@ -67,6 +67,16 @@ export function reasonDetail(reason: string, reasonText: string): string {
   return detail || reason;
 }
 
+/**
+ * A run's end as `status/reason: detail`, the reason said once (`failed/activity_failed: agent writer
+ * failed after 3 attempts: …`, not `…: activity_failed: agent writer …`): the end `troupe status` and
+ * `troupe transcript` print.
+ */
+export function statusAndReason(end: { status: string; reason: string; reasonText: string }): string {
+  const detail = reasonDetail(end.reason, end.reasonText);
+  return detail === end.reason ? `${end.status}/${end.reason}` : `${end.status}/${end.reason}: ${detail}`;
+}
+
 function failedLine(r: FinalLineInput, detail: string): string {
   const d = r.diagnostics;
   switch (r.reason) {
