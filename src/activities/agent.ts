@@ -10,7 +10,8 @@ import type { AgentCallInput, AgentCallResult, ToolEvent } from '../core/llm/con
 import { handleToolCall, toolDefinitions } from '../core/llm/builtin-tools';
 import { addUsage, NO_USAGE } from '../core/budgets/ledger';
 import { chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
-import { chatBody } from './model';
+import { chatBody, rejectsSchemas, rememberRejectsSchemas } from './model';
+import { replyFollowUps } from './replies';
 import { cutUtf8 } from '../core/text/utf8';
 import { RESULT_HASH_LENGTH } from '../core/text/hash';
 import { recordedForm } from '../core/waves/record';
@@ -37,7 +38,8 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
     let llmCalls = 0;
     let toolRounds = 0;
     let last: ChatResponse;
-    let structured = input.responseSchema !== undefined;
+    let structured = input.responseSchema !== undefined && !rejectsSchemas(client);
+    const follow = replyFollowUps(input.agent, input.tools);
 
     for (;;) {
       const closing = tools.length > 0 && toolRounds >= (input.maxToolRounds ?? AGENT_LIMITS.maxToolRounds);
@@ -47,6 +49,7 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
       } catch (err) {
         if (!structured || !rejectsResponseFormat(err)) throw err;
         structured = false;
+        rememberRejectsSchemas(client);
         warnings.push(ACTIVITY_TEXTS.agent.noResponseFormat(input.agent));
         continue;
       }
@@ -54,7 +57,13 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
       llmCalls += 1;
       const message = last.completion.choices[0]!.message;
       const calls = (message.tool_calls ?? []).filter((c) => c.type === 'function');
-      if (calls.length === 0) break;
+      if (calls.length === 0) {
+        // a call written as text, or a reply cut by max_tokens: asked once more (replies.ts)
+        const next = follow.next(message.content ?? '', last.completion.choices[0]!.finish_reason, warnings);
+        if (!next) break;
+        messages.push(...next);
+        continue;
+      }
       if (tools.length === 0) {
         warnings.push(ACTIVITY_TEXTS.agent.unofferedTools(input.agent));
         break;
@@ -76,7 +85,7 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
     }
 
     const choice = last.completion.choices[0]!;
-    let text = choice.message.content ?? '';
+    let text = follow.text(choice.message.content ?? '');
     if (text === '' && choice.message.refusal) {
       text = choice.message.refusal;
       warnings.push(ACTIVITY_TEXTS.agent.refusal(input.agent));

@@ -93,13 +93,15 @@ export interface LlmCallScope {
   workflowId: string;
   /** Epoch ms by which the activity's start-to-close timeout expires. */
   deadlineMs: number;
+  /** The activity's start-to-close timeout: the role's `timeout_ms`, for messages. */
+  timeoutMs?: number;
 }
 
 /** Opens the scope of one activity execution; call it first thing in the activity. */
 export function openCallScope(kind: LlmKind, agent: string, workflowId: string, fallbackTimeoutMs: number): LlmCallScope {
   const startToClose = Context.current().info.startToCloseTimeoutMs;
   const budget = startToClose > 0 ? startToClose : fallbackTimeoutMs;
-  return { kind, agent, workflowId, deadlineMs: Date.now() + budget };
+  return { kind, agent, workflowId, deadlineMs: Date.now() + budget, timeoutMs: budget };
 }
 
 /** The activity's remaining time minus the margin, never below a small floor. */
@@ -250,8 +252,12 @@ function details(kind: LlmKind, message: string, status?: number, requestId?: st
   };
 }
 
-function timeoutFailure(scope: Pick<LlmCallScope, 'kind' | 'agent'>, timeoutMs: number): ApplicationFailure {
-  const message = ACTIVITY_TEXTS.llm.timeout(scope.kind, scope.agent, timeoutMs);
+/**
+ * A request that ran out of time: the message names the agent, the timeout the role set and the
+ * setting that raises it (a slow local model needs more than the 30 s default).
+ */
+function timeoutFailure(scope: Pick<LlmCallScope, 'kind' | 'agent' | 'timeoutMs'>, timeoutMs: number): ApplicationFailure {
+  const message = ACTIVITY_TEXTS.llm.timeout(scope.kind, scope.agent, timeoutMs, scope.timeoutMs ?? timeoutMs + LLM_DEFAULTS.deadlineMarginMs);
   return ApplicationFailure.create({
     type: FAILURE_TYPES.retryable,
     message,
@@ -316,7 +322,7 @@ function localRequestError(err: unknown): Error | undefined {
  */
 export function classifyLlmError(
   err: unknown,
-  scope: Pick<LlmCallScope, 'kind' | 'agent'>,
+  scope: Pick<LlmCallScope, 'kind' | 'agent' | 'timeoutMs'>,
   timeoutMs: number,
   nowMs: number = Date.now(),
 ): ApplicationFailure {

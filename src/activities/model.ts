@@ -10,7 +10,9 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ResolvedModel } from '../core/graph/types';
 import type { LoopMessage, ModelCallInput, ModelCallResult, WorkerFunctionTool } from '../core/llm/tool-contract';
+import { addUsage, NO_USAGE } from '../core/budgets/ledger';
 import { chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
+import { replyFollowUps } from './replies';
 import { ACTIVITY_TEXTS } from './texts';
 
 /** The name sent with a response schema as `response_format.json_schema.name`. */
@@ -36,6 +38,24 @@ export function chatBody(
   };
 }
 
+/**
+ * Endpoints that refused `response_format: json_schema` (HTTP 400 naming it), by base URL: the worker
+ * remembers them and sends them no schema again (the schema is in the prompt too), instead of paying a
+ * refused request on every call.
+ */
+const refusingSchemas = new Set<string>();
+
+/** Whether `client`'s endpoint refused a response schema before. */
+export function rejectsSchemas(client: OpenAI): boolean {
+  return refusingSchemas.has(client.baseURL);
+}
+
+/** Remember that `client`'s endpoint refuses response schemas. */
+export function rememberRejectsSchemas(client: OpenAI): void {
+  if (refusingSchemas.size > 256) refusingSchemas.clear();
+  refusingSchemas.add(client.baseURL);
+}
+
 /** The loop's messages in the OpenAI wire shape. */
 export function wireMessages(messages: readonly LoopMessage[]): ChatCompletionMessageParam[] {
   return messages.map((m): ChatCompletionMessageParam => {
@@ -58,20 +78,32 @@ export function makeCallModel(clientFor: (input: ModelCallInput) => OpenAI) {
     const client = clientFor(input);
     const messages = wireMessages(input.messages);
     const warnings: string[] = [];
-    let schema = input.responseSchema;
+    let schema = input.responseSchema && !rejectsSchemas(client) ? input.responseSchema : undefined;
+    const follow = replyFollowUps(input.agent, input.toolChoice === 'none' ? [] : input.tools.map((t) => t.function.name));
     let response: ChatResponse;
+    let usage = NO_USAGE;
+    let llmCalls = 0;
     for (;;) {
       try {
         response = await chatCompletion(client, chatBody(input.model, messages, input.tools, input.toolChoice, schema), scope);
-        break;
       } catch (err) {
         if (!schema || !rejectsResponseFormat(err)) throw err;
         schema = undefined;
+        rememberRejectsSchemas(client);
         warnings.push(ACTIVITY_TEXTS.agent.noResponseFormat(input.agent));
+        continue;
       }
+      usage = addUsage(usage, response.usage);
+      llmCalls += 1;
+      const reply = response.completion.choices[0]!;
+      const called = (reply.message.tool_calls ?? []).some((c) => c.type === 'function');
+      // a call written as text, or a reply cut by max_tokens: asked once more (replies.ts)
+      const next = called ? undefined : follow.next(reply.message.content ?? '', reply.finish_reason, warnings);
+      if (!next) break;
+      messages.push(...next);
     }
     const choice = response.completion.choices[0]!;
-    let text = choice.message.content ?? '';
+    let text = follow.text(choice.message.content ?? '');
     if (text === '' && choice.message.refusal) {
       text = choice.message.refusal;
       warnings.push(ACTIVITY_TEXTS.agent.refusal(input.agent));
@@ -83,7 +115,8 @@ export function makeCallModel(clientFor: (input: ModelCallInput) => OpenAI) {
     return {
       text,
       toolCalls,
-      usage: response.usage,
+      usage,
+      ...(llmCalls > 1 ? { llmCalls } : {}),
       model: response.completion.model || input.model.name,
       ...(response.requestId ? { requestId: response.requestId } : {}),
       ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}),

@@ -7,12 +7,19 @@ import type { LlmFailureDetails } from '../core/llm/contract';
 
 type LlmKind = LlmFailureDetails['kind'];
 
+/** The role setting that sets a call's timeout: the agent's own, or the model defaults' (the judge's model for the judge). */
+export function timeoutSetting(kind: LlmKind, agent: string): string {
+  return kind === 'judge' ? 'judge.model.timeout_ms (or model.timeout_ms)' : `agents.${agent}.timeout_ms (or model.timeout_ms)`;
+}
+
 export const ACTIVITY_TEXTS = {
   /** Failure message texts, kept together so tests pin them. */
   llm: {
     http: (kind: LlmKind, agent: string, status: number, message: string, requestId?: string) =>
       `${kind} ${agent}: HTTP ${status} ${message}${requestId ? ` (request id ${requestId})` : ''}`,
-    timeout: (kind: LlmKind, agent: string, ms: number) => `${kind} ${agent}: request timed out after ${ms} ms`,
+    timeout: (kind: LlmKind, agent: string, ms: number, configuredMs: number) =>
+      `${kind} ${agent}: no reply within ${configuredMs} ms (the request gets the call's timeout minus 1 s: ${ms} ms); ` +
+      `a slow model needs more: raise ${timeoutSetting(kind, agent)}`,
     connection: (kind: LlmKind, agent: string, message: string) => `${kind} ${agent}: connection error: ${message}`,
     malformed: (kind: LlmKind, agent: string, requestId?: string) =>
       `${kind} ${agent}: the endpoint returned no completion choice${requestId ? ` (request id ${requestId})` : ''}`,

@@ -55,7 +55,8 @@ export const OFFLINE_SCORES = [60, 75, 90] as const;
 
 const DRAFT_RE = /\bDraft v(\d+)\b/g;
 const SCORE_RE = /\bscore\b\**\s*[:=]\s*\**\s*(-?\d+(?:\.\d+)?)/gi;
-const SCORE_CONTRACT_RE = /score:\s*N\b/;
+/** A prompt that asks for a score: troupe's contract (`score: <0-100>`) or a role's own words (`score: N`). */
+const SCORE_CONTRACT_RE = /score:\s*(?:N\b|<0-100>)/;
 const IDENTITY_RE = /You are the agent "([^"]+)"/;
 const DRAFTER_NAME_RE = /writ|draft|author|compos/i;
 

@@ -33,7 +33,13 @@ export const CALL_TEXTS = {
   badArguments: TOOL_ARGUMENT_TEXTS.invalid,
   failed: (tool: string, message: string) => `Error: tool '${tool}' failed: ${message}`,
   fatal: (tool: string, message: string) => `tool ${tool} ended the run: ${message}`,
-  timedOut: (tool: string, ms: number) => `tool ${tool} did not finish within ${ms} ms`,
+  /**
+   * A call out of time: its `timeout_ms`, the margin kept to report it, and which attempt this was
+   * (a timeout is retried, up to `retries` more times).
+   */
+  timedOut: (tool: string, timeoutMs: number, allowedMs: number, attempt: number, attempts: number) =>
+    `tool ${tool} did not finish within its timeout_ms of ${timeoutMs} ms (it is stopped ${timeoutMs - allowedMs} ms ` +
+    `earlier to report it); attempt ${attempt} of ${attempts}`,
   transport: (tool: string, message: string) => `tool ${tool}: ${message}`,
   cancelled: (tool: string) => `tool ${tool} was cancelled`,
 } as const;
@@ -113,6 +119,11 @@ function cancelled(tool: string, signal: AbortSignal): ToolCallCancelledError {
   return new ToolCallCancelledError(CALL_TEXTS.cancelled(tool), { cause: signal.reason });
 }
 
+/** The timeout text of a call of `definition` that had `allowedMs` of its `timeout_ms`. */
+function timeoutText(definition: { name: string; timeoutMs: number; retries: number }, request: ToolCallRequest, allowedMs: number): string {
+  return CALL_TEXTS.timedOut(definition.name, definition.timeoutMs, allowedMs, request.identity.attempt, 1 + definition.retries);
+}
+
 function timeLeft(deadlineMs: number): number {
   return Math.max(CALL_SETTINGS.minRequestTimeoutMs, deadlineMs - Date.now() - CALL_SETTINGS.deadlineMarginMs);
 }
@@ -142,7 +153,7 @@ async function callMcpTool(tool: RegisteredMcpTool, args: unknown, request: Tool
       case 'answer':
         return { kind: 'error', ...boundedText(CALL_TEXTS.failed(name, failure.message)) };
       case 'timeout':
-        throw new ToolCallRetryableError(CALL_TEXTS.timedOut(name, requestTimeoutMs), 'timeout');
+        throw new ToolCallRetryableError(timeoutText(tool.definition, request, requestTimeoutMs), 'timeout');
       case 'transport':
       case 'connection_lost':
         throw new ToolCallRetryableError(CALL_TEXTS.transport(name, failure.message), 'transport');
@@ -169,7 +180,7 @@ async function callModuleTool(
   signal.addEventListener('abort', onAbort, { once: true });
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort(new Error(CALL_TEXTS.timedOut(name, allowedMs)));
+    controller.abort(new Error(timeoutText(tool.definition, request, allowedMs)));
   }, allowedMs);
   const ctx: ToolContext = { signal: controller.signal, heartbeat, ...identity };
   // a tool that ignores its signal is not waited for: the call ends when the signal does
@@ -185,7 +196,7 @@ async function callModuleTool(
     return r.ok ? { kind: 'ok', ...boundedText(r.text) } : { kind: 'error', text: r.text };
   } catch (err) {
     if (signal.aborted) throw cancelled(name, signal);
-    if (timedOut) throw new ToolCallRetryableError(CALL_TEXTS.timedOut(name, allowedMs), 'timeout');
+    if (timedOut) throw new ToolCallRetryableError(timeoutText(tool.definition, request, allowedMs), 'timeout');
     const message = typeof (err as Error | null)?.message === 'string' ? (err as Error).message : String(err);
     if (isToolFatalError(err)) return { kind: 'fatal', message: CALL_TEXTS.fatal(name, message) };
     return { kind: 'error', ...boundedText(CALL_TEXTS.failed(name, message)) };

@@ -11,7 +11,7 @@ import type { RunEnd } from '../core/ending/result';
 import { goalSnapshot } from '../core/goals';
 import { builtinToolsOf } from '../core/llm/builtin-tools';
 import { planContext } from '../core/prompts/bounds';
-import { buildAgentMessages, type PromptNote } from '../core/prompts/build';
+import { buildAgentMessages, outputSchemaFor, type PromptNote } from '../core/prompts/build';
 import { activeMs } from '../core/state/clock';
 import { takeNotes, warn } from '../core/state/state';
 import { terminationView } from '../core/state/view';
@@ -174,10 +174,19 @@ export function agentCall(run: Run, item: WaveItem, messages: ReturnType<typeof 
     tools: builtinToolsOf(agent.tools),
     ...(agent.maxToolRounds !== undefined ? { maxToolRounds: agent.maxToolRounds } : {}),
     goal: state.goal && agent.tools.includes('goal') ? goalSnapshot(state.goal) : undefined,
-    responseSchema: options.responseSchema,
+    responseSchema: options.responseSchema ?? firstCallSchema(graph, item.agent),
     timeoutMs: agent.timeoutMs,
   };
   return { label, tools: tools && tools.length > 0 ? tools : undefined, input, callAgent: activitiesFor(agent.timeoutMs).callAgent };
+}
+
+/**
+ * The response schema of an agent's every call: the role's output schema for a final agent without
+ * tools (its prompt carries the schema too). An agent with tools gets it only on a schema retry: an
+ * endpoint that enforces a schema by grammar could not call a tool under it.
+ */
+function firstCallSchema(graph: Run['graph'], agent: string): Record<string, unknown> | undefined {
+  return graph.agents[agent].tools.length === 0 ? outputSchemaFor(graph, agent) : undefined;
 }
 
 /** Dispatch one agent: compaction when needed, then the agent activity. */

@@ -21,6 +21,7 @@ import { tracked } from './observe';
 import { activitiesFor, JUDGE_TIMEOUT_MS } from './proxies';
 import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
 import type { Run } from './execution';
+import type { RunEnd } from '../core/ending/result';
 
 /** Default judge criteria when a `converged` condition names none. */
 export const DEFAULT_CRITERIA = 'the result fully satisfies the task';
@@ -32,12 +33,20 @@ export const DEFAULT_CRITERIA = 'the result fully satisfies the task';
  */
 export function recordWave(run: Run, outcomes: AgentOutcome[], kind: 'agent' | 'schema_retry' | 'check_retry' = 'agent'): RecordedResult[] {
   const now = Date.now();
-  const recorded = outcomes.map((o) => recordResult(run.state, run.graph, o, now, kind, { keepLines: run.keepLines }));
+  const recorded = outcomes.map((o) => recordResult(run.state, run.graph, o, now, kind, { keepLines: run.keepLines, trimLines: run.version.trimsReplies }));
+  // a reply still cut by max_tokens is no result: recorded, then the run ends (since troupe 0.3)
+  const cut = run.version.trimsReplies ? outcomes.find((o) => o.result.finishReason === 'length' && run.graph.agents[o.item.agent].onTruncated !== 'accept') : undefined;
+  if (cut) run.wave.failure ??= truncatedEnd(run, cut.item.agent);
   const cutShort = run.wave.failure !== undefined || run.wave.timedOut !== undefined;
   if (kind === 'agent' && !cutShort) {
     applyWaveGoalEvents(run, recorded.flatMap((r) => r.goalEvents.map((event) => ({ agent: r.agent, event }))));
   }
   return recorded;
+}
+
+/** The end of a run whose agent's reply was still cut by `max_tokens` after its continuation. */
+function truncatedEnd(run: Run, agent: string): RunEnd {
+  return { status: 'failed', reason: 'truncated_output', reasonText: RUN_TEXTS.truncated(agent, run.graph.agents[agent].model.maxTokens) };
 }
 
 /**
@@ -65,6 +74,7 @@ export async function judgeWave(run: Run, agents: string[]): Promise<void> {
       const key = verdictKey(target.agent, target.criteria);
       try {
         const label = SUMMARY_TEXTS.judge(target.agent);
+        const timeoutMs = graph.judge.timeoutMs ?? JUDGE_TIMEOUT_MS;
         const input = {
           workflowId: state.workflowId,
           agent: target.agent,
@@ -72,9 +82,9 @@ export async function judgeWave(run: Run, agents: string[]): Promise<void> {
           criteria: target.criteria ?? DEFAULT_CRITERIA,
           task: state.task,
           result: state.results[target.agent]?.text ?? latest.text,
-          timeoutMs: JUDGE_TIMEOUT_MS,
+          timeoutMs,
         };
-        const judge = activitiesFor(JUDGE_TIMEOUT_MS).judgeConvergence;
+        const judge = activitiesFor(timeoutMs).judgeConvergence;
         const verdict = await tracked(run, label, () =>
           outlivingWorkers(run, label, () => judge.executeWithOptions({ summary: summary(label) }, [input])),
         );

@@ -12,7 +12,7 @@ import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
 /** Heartbeat timeout of LLM activities: a dead worker's call is retried after 5 s. */
 export const HEARTBEAT_TIMEOUT_MS = 5_000;
 
-/** Judge activity timeout (the same policy as agents). */
+/** Judge activity timeout when the role sets none (the same policy as agents). */
 export const JUDGE_TIMEOUT_MS = 30_000;
 
 /**

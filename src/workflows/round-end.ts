@@ -95,7 +95,7 @@ export async function endRound(run: Run, end: RunEnd): Promise<RoundNext> {
       finalResults: finalAgents(state).map((agent) => ({ agent, text: state.results[agent]?.text ?? '' })),
       output: graph.output,
       outputAttempts: state.outputAttempts,
-    }, undefined, validatorOf(run));
+    }, undefined, validatorOf(run), { namesUnreported: run.version.trimsReplies });
     if (outcome.goal) state.goal = outcome.goal;
     state.outputAttempts = outcome.outputAttempts;
     for (const w of outcome.warnings) warn(state, w);

@@ -89,7 +89,7 @@ export async function runToolLoop(
       outlivingWorkers(run, stepLabel, () => callModel.executeWithOptions({ summary: summary(stepLabel) }, [input])),
     );
     usage = addUsage(usage, reply.usage);
-    llmCalls += 1;
+    llmCalls += reply.llmCalls ?? 1;
     warnings.push(...reply.warnings);
     text = reply.text;
     model = reply.model || model;

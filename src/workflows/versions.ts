@@ -26,7 +26,8 @@ export const PATCHES = {
    * overtakes the result opening its request is kept until it opens, a gated call's arguments are
    * shown whole and run as shown); a reply's tool calls are bounded; the worker checks the graph it
    * is given and a start input cannot carry state; a refused tool call ends the run even when the
-   * agent exits.
+   * agent exits; replies are read as real models write them (trimmed for regexes, a cut reply is not
+   * a result, a goal never reported says so).
    */
   v0_3: 'troupe-0.3',
 } as const;
@@ -72,6 +73,12 @@ export interface RunVersion {
   boundedReplies: boolean;
   /** The worker checks the graph at the run's start (always asked), and a start input may not carry state. */
   checksGraph: boolean;
+  /**
+   * Replies as real models write them: `regex` matchers read the reply trimmed at both ends; a reply
+   * still cut by `max_tokens` after its continuation ends the run `failed/truncated_output` (unless
+   * `on_truncated: accept`); a goal no agent ever reported on ends `goal_never_reported`.
+   */
+  trimsReplies: boolean;
 }
 
 /**
@@ -94,6 +101,7 @@ const V0_1: RunVersion = {
   exactGates: false,
   boundedReplies: false,
   checksGraph: false,
+  trimsReplies: false,
 };
 
 const V0_2: RunVersion = {
@@ -110,6 +118,7 @@ const V0_2: RunVersion = {
   exactGates: false,
   boundedReplies: false,
   checksGraph: false,
+  trimsReplies: false,
 };
 
 const V0_3: RunVersion = {
@@ -119,6 +128,7 @@ const V0_3: RunVersion = {
   exactGates: true,
   boundedReplies: true,
   checksGraph: true,
+  trimsReplies: true,
 };
 
 /** The version of this run. Call it once, first thing in the workflow. */

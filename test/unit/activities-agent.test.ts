@@ -5,6 +5,7 @@ import { GOAL_TOOL, SIGNAL_TOOL, TOOL_TEXTS } from '../../src/core/llm/builtin-t
 import { activityEnv, runIn, testModel } from '../helpers/activity-env';
 import { completion, errorBody, startMiniLlm, type MiniLlm, type Reply, type SeenRequest } from '../helpers/mini-llm';
 import { ACTIVITY_TEXTS } from '../../src/activities/texts';
+import { REPLY_TEXTS } from '../../src/activities/replies';
 
 const goal: GoalSnapshot = { objective: 'ship v1', status: 'active', turnCount: 3, maxTurns: 10 };
 
@@ -174,11 +175,18 @@ describe('callAgent', () => {
     expect(result.warnings).toEqual([ACTIVITY_TEXTS.agent.truncated('writer', Number(match![1]), AGENT_LIMITS.maxTextBytes)]);
   });
 
-  it('warns when the reply stopped at max_tokens (finish_reason length)', async () => {
+  it('asks once to continue a reply cut at max_tokens, and joins the two texts', async () => {
+    const replies = [completion({ content: 'a reply cut sho', finishReason: 'length' }), completion({ content: 'rt, and finished.' })];
+    const acts = await start(() => ({ json: replies.shift() }));
+    const result = await runIn(activityEnv(), acts.callAgent, input());
+    expect(result).toMatchObject({ text: 'a reply cut short, and finished.', finishReason: 'stop', llmCalls: 2 });
+    expect(result.warnings).toEqual([REPLY_TEXTS.continued('writer')]);
+  });
+
+  it('keeps the length finish, with a warning, when the continuation is cut too', async () => {
     const acts = await start(() => ({ json: completion({ content: 'cut sho', finishReason: 'length' }) }));
     const result = await runIn(activityEnv(), acts.callAgent, input());
-    expect(result.finishReason).toBe('length');
-    expect(result.text).toBe('cut sho');
-    expect(result.warnings).toEqual([ACTIVITY_TEXTS.agent.lengthFinish('writer')]);
+    expect(result).toMatchObject({ text: 'cut shocut sho', finishReason: 'length', llmCalls: 2 });
+    expect(result.warnings).toEqual([REPLY_TEXTS.continued('writer'), ACTIVITY_TEXTS.agent.lengthFinish('writer')]);
   });
 });

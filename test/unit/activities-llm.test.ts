@@ -226,7 +226,7 @@ describe('LLM client and request plumbing', () => {
     const f = await failureOf(runIn(activityEnv(1_400), acts.callAgent, input()));
     expect(f.nonRetryable).toBe(false);
     expect(f.type).toBe(FAILURE_TYPES.retryable);
-    expect(f.message).toMatch(/^agent writer: request timed out after (3\d\d|400) ms$/);
+    expect(f.message).toMatch(/^agent writer: no reply within 1400 ms \(the request gets the call's timeout minus 1 s: (3\d\d|400) ms\); a slow model needs more: raise agents\.writer\.timeout_ms/);
     await stub.waitForAbort(0);
   });
 
@@ -305,7 +305,7 @@ describe('local errors versus network failures', () => {
     expect(f).toMatchObject({
       type: FAILURE_TYPES.retryable,
       nonRetryable: false,
-      message: ACTIVITY_TEXTS.llm.timeout('agent', 'writer', 1234),
+      message: ACTIVITY_TEXTS.llm.timeout('agent', 'writer', 1234, 2234),
     });
   });
 

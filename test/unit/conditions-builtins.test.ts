@@ -3,6 +3,7 @@ import { conditionHolds, evaluateTermination } from '../../src/core/conditions/e
 import { verdictKey } from '../../src/core/conditions/view';
 import type { Condition } from '../../src/core/conditions/types';
 import { record, recordAll, term, view } from './fixtures/termination-view';
+import { lineText } from '../../src/core/waves/capture';
 
 const stopOf = (c: Condition, v = view()) => evaluateTermination(term([c]), v);
 
@@ -343,5 +344,15 @@ describe('token_usage (AutoGen TokenUsageTermination, case 11)', () => {
     expect(stopOf(both, view({ usage: usage(20, 60) }))?.reasonText).toBe('token_usage: round used 60 completion tokens >= 50');
     expect(stopOf(both, view({ usage: usage(120, 10) }))?.reasonText).toBe('token_usage: round used 120 prompt tokens >= 100');
     expect(conditionHolds(both, view({ usage: usage(99, 49) }))).toBe(false);
+  });
+});
+
+describe('regex matchers read the reply trimmed at both ends (troupe 0.3)', () => {
+  it('a reply that opens with blank lines or spaces still matches ^APPROVED', () => {
+    const reply = '\n\n   APPROVED — ship it\n';
+    expect(lineText(reply, true)).toBe('APPROVED — ship it');
+    expect(/^APPROVED/.test(lineText(reply, true))).toBe(true);
+    // troupe 0.2 runs keep the leading lines (their histories replay as they ran)
+    expect(/^APPROVED/.test(lineText(reply))).toBe(false);
   });
 });

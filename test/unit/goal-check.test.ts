@@ -1,5 +1,7 @@
 import {
+  applyGoalEvents,
   createGoal,
+  GOAL_TEXTS,
   escapeXml,
   goalCheck,
   goalFrameworkBlock,
@@ -213,5 +215,31 @@ describe('goalRunStatus', () => {
   it('is undefined while the goal is active or paused', () => {
     expect(goalRunStatus(goal())).toBeUndefined();
     expect(goalRunStatus(goal({ status: 'paused' }))).toBeUndefined();
+  });
+});
+
+describe('goalCheck: a goal no agent ever reported on (troupe 0.3)', () => {
+  it('reaches its turn limit as goal_never_reported, saying the goal tool was never called', () => {
+    const r = goalCheck(goal({ turnCount: 10 }), NOW, { namesUnreported: true });
+    expect(r).toMatchObject({ kind: 'stop', reason: 'goal_never_reported' });
+    if (r.kind !== 'stop') throw new Error('expected stop');
+    expect(goalRunStatus(r.goal)).toEqual({
+      status: 'limit_reached',
+      reason: 'goal_never_reported',
+      reasonText: GOAL_TEXTS.neverReported(GOAL_TEXTS.turnLimit(10, 10)),
+    });
+  });
+
+  it('keeps goal_turn_limit once an agent reported, and for runs of troupe 0.2', () => {
+    expect(goalCheck(goal({ turnCount: 10, reports: 1 }), NOW, { namesUnreported: true })).toMatchObject({ reason: 'goal_turn_limit' });
+    expect(goalCheck(goal({ turnCount: 10 }), NOW)).toMatchObject({ reason: 'goal_turn_limit' });
+  });
+
+  it('counts the goal tool calls applied', () => {
+    const g = goal();
+    const once = applyGoalEvents(g, [{ agent: 'w', event: { tool: 'goal', action: 'update_objective', objective: 'Ship v2' } }], NOW).goal;
+    expect(once.reports).toBe(1);
+    const refused = applyGoalEvents(once, [{ agent: 'w', event: { tool: 'goal', action: 'update_status', status: 'completed' } }], NOW).goal;
+    expect(refused.reports).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { buildAgentMessages } from '../../src/core/prompts/build';
+import { buildAgentMessages, outputSchemaFor, PROMPT_TEXTS } from '../../src/core/prompts/build';
 import { graphOf, promptInput, topologyEdges } from './prompts-fixtures';
 
 const lines = (...l: string[]): string => l.join('\n');
@@ -90,7 +90,7 @@ describe('buildAgentMessages layout', () => {
         '',
         '<result_contract>',
         'Put your final answer inside a fenced ```result block. Everything outside the block is treated as working notes.',
-        'Inside the result block, include a line `score: N` with your numeric score (for example `score: 85`).',
+        'End your final answer with a line `score: <0-100>`: your score, a whole number from 0 to 100.',
         '</result_contract>',
       ),
     );
@@ -328,5 +328,36 @@ describe('buildAgentMessages layout', () => {
   test('an unknown agent is a programming error', () => {
     const graph = graphOf({ name: 'g', instructions: { a: 'A.' }, edges: [{ from: 'parent', to: 'a' }, { from: 'a', to: 'parent' }] });
     expect(() => buildAgentMessages(promptInput(graph, 'ghost'))).toThrow('buildAgentMessages: unknown agent "ghost"');
+  });
+});
+
+describe('the result contract as real models follow it (BENCHMARKS.md, "Prompt quality")', () => {
+  const graph = () =>
+    graphOf({ name: 'g', topology: 'pipeline', instructions: { researcher: 'Research.', editor: 'Edit.' }, edges: topologyEdges('pipeline', ['researcher', 'editor']) });
+  const system = (g: ReturnType<typeof graph>, agent: string) => buildAgentMessages(promptInput(g, agent))[0].content;
+
+  test('an agent with tools is told to call them through the interface, and no fence competes with them', () => {
+    const g = graph();
+    g.agents.researcher.tools = ['files.*', 'goal'];
+    const text = system(g, 'researcher');
+    expect(text.endsWith(lines(PROMPT_TEXTS.toolsContract, PROMPT_TEXTS.resultContractClose))).toBe(true);
+    expect(text).not.toContain('```result');
+  });
+
+  test('a final agent of a role with an output schema is given the schema, and asked for the JSON alone', () => {
+    const g = graph();
+    const schema = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
+    g.output = { schema, maxRetries: 2 };
+    expect(system(g, 'editor').endsWith(PROMPT_TEXTS.outputContract(JSON.stringify(schema)))).toBe(true);
+    expect(system(g, 'editor')).not.toContain('```result');
+    // an agent that does not exit keeps the fence
+    expect(system(g, 'researcher').endsWith(CONTRACT)).toBe(true);
+    expect(outputSchemaFor(g, 'editor')).toBe(schema);
+    expect(outputSchemaFor(g, 'researcher')).toBeUndefined();
+  });
+
+  test('the score contract names no number a model could copy', () => {
+    // only the scale's ends: no example score (once `85`, the demo's threshold, which small models copied)
+    expect(PROMPT_TEXTS.scoreContract.match(/\d+/g)).toEqual(['0', '100', '0', '100']);
   });
 });

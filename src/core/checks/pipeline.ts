@@ -5,7 +5,7 @@
  * warning; a *done* does not short-circuit. Pure and
  * synchronous (no awaits, so no Temporal cancellation can be swallowed); plain data in and out.
  */
-import { goalCheck, goalRunStatus, type GoalRunStatus, type GoalState } from '../goals';
+import { goalCheck, goalRunStatus, type GoalCheckOptions, type GoalRunStatus, type GoalState } from '../goals';
 import { outputCheck, type FinalResult, type OutputCheckResult, type OutputConfig, type OutputVerdict } from '../output/check';
 import type { OutputValidator } from '../output/validator';
 
@@ -104,6 +104,7 @@ export function runCompletionChecks(
   ctx: CompletionContext,
   extra: CompletionCheck[] = registeredCompletionChecks(),
   validator?: OutputValidator,
+  goalOptions: GoalCheckOptions = {},
 ): CompletionOutcome {
   const warnings: string[] = [];
   let goal = ctx.goal;
@@ -112,7 +113,7 @@ export function runCompletionChecks(
 
   if (goal) {
     try {
-      const g = goalCheck(goal, ctx.now);
+      const g = goalCheck(goal, ctx.now, goalOptions);
       if (g.kind === 'continue') {
         return { ...state(), goal: g.goal, kind: 'continue', by: 'goal', action: 'new_round', prompt: g.prompt };
       }

@@ -23,6 +23,9 @@ const positiveInt = z.number().int().positive();
 export const LoopCapSchema = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1));
 
 /** `max_parallel_tool_calls`: 1 to {@link MAX_PARALLEL_TOOL_CALLS}. */
+/** What a reply still cut by `max_tokens` does: `fail` ends the run `failed/truncated_output`, `accept` keeps it. */
+const OnTruncatedSchema = z.enum(['fail', 'accept']);
+
 const MaxParallelToolCallsSchema = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1)).max(MAX_PARALLEL_TOOL_CALLS);
 
 export const ModelSchema = z.strictObject({
@@ -38,6 +41,10 @@ export const ModelSchema = z.strictObject({
   max_tool_rounds: positiveInt.optional(),
   /** Tool calls of one reply that run; the rest get an error text; default 32. */
   max_parallel_tool_calls: MaxParallelToolCallsSchema.optional(),
+  /** Start-to-close timeout of each call, for every agent (and the judge) without its own; default 30000. */
+  timeout_ms: positiveInt.optional(),
+  /** A reply still cut by `max_tokens` after one continuation: `fail` the run (default) or `accept` it. */
+  on_truncated: OnTruncatedSchema.optional(),
 });
 
 export const PriceSchema = z.strictObject({
@@ -80,6 +87,8 @@ export const AgentSchema = z.strictObject({
   /** Tool calls of one reply that run (overrides the model's). */
   max_parallel_tool_calls: MaxParallelToolCallsSchema.optional(),
   timeout_ms: positiveInt.optional(),
+  /** A reply still cut by `max_tokens` after one continuation (overrides the model's). */
+  on_truncated: OnTruncatedSchema.optional(),
 });
 
 /** Object form of an edge. `when` is a condition, validated by the condition parser. */

@@ -36,6 +36,11 @@ export const RUN_REASONS = {
   goal_blocked: { status: 'blocked', priority: 1 },
   goal_turn_limit: { status: 'limit_reached', priority: DEFAULT_PRIORITY, hint: 'raise goal.max_turns to continue' },
   goal_duration_limit: { status: 'limit_reached', priority: DEFAULT_PRIORITY, hint: 'raise goal.max_duration_ms to continue' },
+  goal_never_reported: {
+    status: 'limit_reached',
+    priority: DEFAULT_PRIORITY,
+    hint: 'no agent called the goal tool: list goal in an agent\'s tools and have its instructions say to report with it when the goal is done',
+  },
   /** The hard loop cap; a `max_iterations` condition reports the same reason. */
   max_iterations: {
     status: 'exhausted',
@@ -58,6 +63,7 @@ export const RUN_REASONS = {
   fatal_error: FAILED,
   activity_failed: FAILED,
   token_window_exceeded: FAILED,
+  truncated_output: { ...FAILED, hint: 'raise max_tokens for the agent named, or set on_truncated: accept to keep cut replies' },
   compaction_circuit_breaker: FAILED,
 } as const satisfies Record<string, ReasonInfo>;
 

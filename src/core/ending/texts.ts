@@ -31,6 +31,9 @@ export const RUN_TEXTS = {
   compactionFailed: (agent: string, n: number) =>
     `compaction for ${agent} failed (${n} in a row); older turns were dropped instead`,
   compactionBreaker: (n: number) => `compaction_circuit_breaker: ${n} consecutive compaction failures`,
+  truncated: (agent: string, maxTokens: number | undefined) =>
+    `truncated_output: ${agent}'s reply was still cut at max_tokens${maxTokens !== undefined ? ` (${maxTokens})` : ''} after one continuation; ` +
+    `raise max_tokens (model.max_tokens, or agents.${agent}.model.max_tokens), or set on_truncated: accept to keep cut replies`,
   windowExceeded: (agent: string, tokens: number, window: number) =>
     `token_window_exceeded: ${agent}'s prompt needs ~${tokens} tokens, more than its context_window ${window} allows`,
   malformedSignal: (name: string, detail: string) => `ignored malformed ${name} signal: ${detail}`,

@@ -19,19 +19,28 @@ export type GoalCheckResult =
   | { kind: 'continue'; goal: GoalState; prompt: string }
   | { kind: 'stop'; goal: GoalState; reason: GoalLimitReason };
 
+/** How the check words a limit. */
+export interface GoalCheckOptions {
+  /** A limit reached while no agent ever called the `goal` tool says so (since troupe 0.3). */
+  namesUnreported?: boolean;
+}
+
 /**
  * The goal completion check: not active → done; turn limit first, then duration limit →
  * `limit_reached` with the exact stop reason; else `turnCount + 1` and a `<goal_continuation>`
  * prompt for a new round. `stop` counts as *done* for the check pipeline (later checks still run).
  */
-export function goalCheck(g: GoalState, now: number): GoalCheckResult {
+export function goalCheck(g: GoalState, now: number, options: GoalCheckOptions = {}): GoalCheckResult {
   if (g.status !== 'active') return { kind: 'done' };
+  const unreported = options.namesUnreported === true && !g.reports;
   if (g.turnCount >= g.maxTurns) {
-    return limit(g, now, 'goal_turn_limit', GOAL_TEXTS.turnLimit(g.turnCount, g.maxTurns));
+    const text = GOAL_TEXTS.turnLimit(g.turnCount, g.maxTurns);
+    return unreported ? limit(g, now, 'goal_never_reported', GOAL_TEXTS.neverReported(text)) : limit(g, now, 'goal_turn_limit', text);
   }
   const elapsed = goalElapsedMs(g, now);
   if (elapsed >= g.maxDurationMs) {
-    return limit(g, now, 'goal_duration_limit', GOAL_TEXTS.durationLimit(elapsed, g.maxDurationMs));
+    const text = GOAL_TEXTS.durationLimit(elapsed, g.maxDurationMs);
+    return unreported ? limit(g, now, 'goal_never_reported', GOAL_TEXTS.neverReported(text)) : limit(g, now, 'goal_duration_limit', text);
   }
   const turn = g.turnCount + 1;
   const goal = withGoalHistory({ ...g, turnCount: turn }, 'auto-continue', GOAL_TEXTS.autoContinue(turn, g.maxTurns), now);

@@ -139,7 +139,10 @@ export function applyGoalEvents(
   for (const { agent, event } of events) {
     const outcome = tryGoalEvent(goal, event, now, agent);
     goal = outcome.goal;
-    if (outcome.ok) applied = true;
+    if (outcome.ok) {
+      applied = true;
+      goal = { ...goal, reports: (goal.reports ?? 0) + 1 };
+    }
     else warnings.push(outcome.warning);
   }
   return { goal, effect: applied ? waveEffect(goal.status) : 'none', warnings };

@@ -31,8 +31,11 @@ export interface GoalHistoryEntry {
   agent?: string;
 }
 
-/** Run stop reasons for a goal limit. */
-export type GoalLimitReason = 'goal_turn_limit' | 'goal_duration_limit';
+/**
+ * Run stop reasons for a goal limit; `goal_never_reported` is a limit reached while no agent ever
+ * called the `goal` tool (since troupe 0.3), whose cure is the agents' instructions, not a larger limit.
+ */
+export type GoalLimitReason = 'goal_turn_limit' | 'goal_duration_limit' | 'goal_never_reported';
 
 /** The goal in workflow state: plain JSON, carried across continue-as-new. */
 export interface GoalState {
@@ -53,6 +56,8 @@ export interface GoalState {
   stopReason?: string;
   /** Which limit was reached when `status` is `limit_reached` (troupe addition, for the run reason). */
   limitReason?: GoalLimitReason;
+  /** `goal` tool calls applied so far (absent until the first). */
+  reports?: number;
   history: GoalHistoryEntry[];
 }
 

@@ -63,6 +63,7 @@ function buildGraphSchema() {
           maxToolRounds: positiveInt.optional(),
           maxParallelToolCalls: positiveInt.max(MAX_PARALLEL_TOOL_CALLS).optional(),
           timeoutMs: positiveInt,
+          onTruncated: z.literal('accept').optional(),
         }),
       )
       .refine((a) => Object.keys(a).length <= MAX_AGENTS, `at most ${MAX_AGENTS} agents`),
@@ -83,7 +84,7 @@ function buildGraphSchema() {
     maxIterations: z.number().int().min(0),
     context: z.enum(['inbox', 'thread']),
     termination: z.strictObject({ anyOf: z.array(ConditionSchema), allOf: z.array(ConditionSchema) }),
-    judge: z.strictObject({ model: ModelSchema }),
+    judge: z.strictObject({ model: ModelSchema, timeoutMs: positiveInt.optional() }),
     pricing: z.record(z.string(), z.strictObject({ input: z.number().min(0), output: z.number().min(0) })),
     goal: z
       .strictObject({

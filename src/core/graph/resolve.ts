@@ -28,7 +28,7 @@ export function resolveModel(defaults: ModelConfig | undefined, own: ModelConfig
   };
 }
 
-/** One agent with defaults applied: model merged, tools `[]`, timeout 30000 ms. */
+/** One agent with defaults applied: model merged, tools `[]`, timeout 30000 ms (or the model's `timeout_ms`). */
 export function resolveAgent(name: string, a: AgentConfig, defaults: ModelConfig | undefined): CompiledAgent {
   return {
     name,
@@ -39,7 +39,8 @@ export function resolveAgent(name: string, a: AgentConfig, defaults: ModelConfig
     maxToolRounds: a.max_tool_rounds ?? a.model?.max_tool_rounds ?? defaults?.max_tool_rounds ?? DEFAULT_MAX_TOOL_ROUNDS,
     maxParallelToolCalls:
       a.max_parallel_tool_calls ?? a.model?.max_parallel_tool_calls ?? defaults?.max_parallel_tool_calls ?? DEFAULT_PARALLEL_TOOL_CALLS,
-    timeoutMs: a.timeout_ms ?? DEFAULT_AGENT_TIMEOUT_MS,
+    timeoutMs: a.timeout_ms ?? a.model?.timeout_ms ?? defaults?.timeout_ms ?? DEFAULT_AGENT_TIMEOUT_MS,
+    ...((a.on_truncated ?? a.model?.on_truncated ?? defaults?.on_truncated) === 'accept' && { onTruncated: 'accept' as const }),
   };
 }
 
@@ -75,7 +76,7 @@ export function resolveSettings(
     name: config.name,
     ...(config.task !== undefined && { task: config.task }),
     agents,
-    judge: { model: resolveModel(config.model, config.judge?.model) },
+    judge: judgeOf(config),
     pricing: { ...(config.pricing ?? {}) },
     ...(config.goal && { goal: resolveGoal(config.goal) }),
     ...(config.output && { output: { schema: config.output.schema, maxRetries: config.output.max_retries } }),
@@ -85,4 +86,10 @@ export function resolveSettings(
     },
     budget: resolveBudget(config.budget),
   };
+}
+
+/** The judge: its model (defaults merged) and its timeout when the role sets one (`judge.model.timeout_ms`, else `model.timeout_ms`). */
+function judgeOf(config: RoleConfig): CompiledGraph['judge'] {
+  const timeoutMs = config.judge?.model?.timeout_ms ?? config.model?.timeout_ms;
+  return { model: resolveModel(config.model, config.judge?.model), ...(timeoutMs !== undefined && { timeoutMs }) };
 }

@@ -49,6 +49,8 @@ export interface CompiledAgent {
   /** Tool calls of one reply that run (absent in graphs compiled before troupe 0.3: 32). */
   maxParallelToolCalls?: number;
   timeoutMs: number;
+  /** `accept`: a reply still cut by `max_tokens` is kept (absent: it ends the run `failed/truncated_output`). */
+  onTruncated?: 'accept';
 }
 
 export interface CompiledGoal {
@@ -84,7 +86,8 @@ export interface CompiledGraph {
   maxIterations: number;
   context: 'inbox' | 'thread';
   termination: Termination;
-  judge: { model: ResolvedModel };
+  /** The convergence judge: its model, and its timeout when the role sets one (default 30000 ms). */
+  judge: { model: ResolvedModel; timeoutMs?: number };
   pricing: Record<string, { input: number; output: number }>;
   goal?: CompiledGoal;
   output?: { schema: Record<string, unknown>; maxRetries: number };

@@ -97,6 +97,8 @@ export interface ModelCallResult {
   requestId?: string;
   finishReason?: string;
   warnings: string[];
+  /** Requests the call made, when more than one (a follow-up asked within the call: activities/replies.ts). */
+  llmCalls?: number;
 }
 
 /** One tool call, run by the worker that offers the tool. */

@@ -77,8 +77,26 @@ export const PROMPT_TEXTS = {
     '<result_contract>',
     'Put your final answer inside a fenced ```result block. Everything outside the block is treated as working notes.',
   ].join('\n'),
-  scoreContract:
-    'Inside the result block, include a line `score: N` with your numeric score (for example `score: 85`).',
+  /**
+   * The contract of an agent with tools: the tools come first, and the final answer is simply the
+   * reply without a tool call (a fenced result block beside tools made real models answer without
+   * calling any: BENCHMARKS.md, "Prompt quality").
+   */
+  toolsContract: [
+    '<result_contract>',
+    'You have tools: use them to do the work. Call a tool through the tool-calling interface (a function call), never by writing the call as text in your reply.',
+    'Call tools one step at a time, as many as you need. When you are done, reply without calling a tool: that reply is your final answer.',
+  ].join('\n'),
+  /** No example number: a number in the instruction (once `85`, the demo's threshold) is what small models copy. */
+  scoreContract: 'End your final answer with a line `score: <0-100>`: your score, a whole number from 0 to 100.',
+  /** The output schema, from the first call: the final answer is the JSON alone, as the schema retries ask too. */
+  outputContract: (schema: string) =>
+    [
+      '<output_format>',
+      'Your final answer is one JSON object that matches this JSON Schema. Reply with the JSON object alone: no code fence, no other text.',
+      schema,
+      '</output_format>',
+    ].join('\n'),
   resultContractClose: '</result_contract>',
   taskHeading: '## Task',
   summaryHeading: '## Summary of earlier turns',
@@ -152,11 +170,29 @@ function edgeEnd(edge: Edge, node: string): string {
   return tags.length > 0 ? `${name} (${tags.join(', ')})` : name;
 }
 
+/**
+ * How the agent gives its result: for an exit agent of a role with an output schema, the JSON alone
+ * (the schema in full); for an agent with tools, the reply without a tool call; otherwise a fenced
+ * result block. A `score_gte` reader also ends its answer with `score: <0-100>`.
+ */
 function resultContract(input: AgentPromptInput): string {
-  const lines: string[] = [PROMPT_TEXTS.resultContract];
+  const { graph } = input;
+  const agent = graph.agents[input.agent];
+  const schema = outputSchemaFor(graph, input.agent);
+  if (schema) return PROMPT_TEXTS.outputContract(JSON.stringify(schema));
+  const lines: string[] = [agent.tools.length > 0 ? PROMPT_TEXTS.toolsContract : PROMPT_TEXTS.resultContract];
   if (input.scoreContract) lines.push(PROMPT_TEXTS.scoreContract);
   lines.push(PROMPT_TEXTS.resultContractClose);
   return lines.join('\n');
+}
+
+/**
+ * The output schema an agent's final answer must match: the role's `output.schema`, for an agent with
+ * an exit edge (a final agent is one that exits); undefined for the others.
+ */
+export function outputSchemaFor(graph: CompiledGraph, agent: string): Record<string, unknown> | undefined {
+  if (!graph.output) return undefined;
+  return graph.edges.some((e) => e.from === agent && e.exit) ? graph.output.schema : undefined;
 }
 
 /** The user message's sections, in a fixed order: task, summary, history, notes. */

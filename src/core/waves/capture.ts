@@ -37,15 +37,18 @@ export function captureResult(text: string): string {
 /**
  * The result with its line structure kept, as `regex` matchers read it: CRLF and CR become LF,
  * trailing spaces and tabs of every line are removed, and so are trailing line breaks, so `^` and `$`
- * with the `m` flag anchor to lines and `$` alone to the last line.
+ * with the `m` flag anchor to lines and `$` alone to the last line. With `trimStart` (since troupe
+ * 0.3) leading whitespace goes too, so a reply that opens with blank lines or spaces still matches
+ * `^APPROVED` (docs/semantics.md, "Termination conditions").
  */
-export function lineText(text: string): string {
-  return text
+export function lineText(text: string, trimStart = false): string {
+  const kept = text
     .replace(/\r\n?/g, '\n')
     .split('\n')
     .map((line) => line.replace(/[ \t]+$/, ''))
     .join('\n')
     .replace(/\n+$/, '');
+  return trimStart ? kept.trimStart() : kept;
 }
 
 /** Whitespace runs collapsed to one space, trimmed: the text every other matcher and the hash read. */

@@ -51,7 +51,7 @@ export function recordResult(
   outcome: AgentOutcome,
   now: number,
   kind: NonNullable<TranscriptStep['kind']> = 'agent',
-  options: { keepLines?: boolean } = {},
+  options: { keepLines?: boolean; trimLines?: boolean } = {},
 ): RecordedResult {
   const { item, result } = outcome;
   const { captured, normalized, hash } = capturedResult(result.text, result.resultHash);
@@ -60,7 +60,7 @@ export function recordResult(
   state.steps += 1;
   const previous = state.results[item.agent];
   state.results[item.agent] = { text: captured, hash, count: (previous?.count ?? 0) + 1 };
-  round.latest[item.agent] = options.keepLines ? { text: normalized, hash, lines: lineText(captured) } : { text: normalized, hash };
+  round.latest[item.agent] = options.keepLines ? { text: normalized, hash, lines: lineText(captured, options.trimLines) } : { text: normalized, hash };
   pushBounded((round.hashes[item.agent] ??= []), hash, hashWindow(graph.termination, graph.edges) + 1);
   if (kind === 'agent') round.messages += 1;
   round.usage = addUsage(round.usage, result.usage);
