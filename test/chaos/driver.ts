@@ -5,21 +5,27 @@
  * the same script; the stub must never see a request for a model call whose activity had completed;
  * no tool side effect may happen twice.
  *
- * Used by `npm run chaos` (scripts/chaos.ts, the full run) and by a shortened version in `npm test`
+ * Every run has a deadline in each phase; one that does not end by it is reported as "did not end",
+ * with its status and the tail of its history, instead of being waited for forever.
+ *
+ * Used by `npm run chaos` (test/chaos/main.ts, the full run) and by a shortened version in `npm test`
  * (test/server/chaos-...test.ts). Everything is real: a dev server persisted to a SQLite file,
  * `troupe worker` processes with a tools file, the HTTP stub, the library's own client.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import { sendSignal, startRun } from '../../src/client';
 import type { RunResult, RunStatusView } from '../../src/core/ending/result';
 import { FAST_LOCAL_DYNAMIC_CONFIG, freePort, startDevServer, type DevServer } from '../../src/dev/temporal-server';
 import { statusQuery } from '../../src/workflows/messages';
+import type { troupeRun } from '../../src/workflows/run';
 import { compileYaml } from '../helpers/compile';
 import { startStubLlm, type StubStep } from '../helpers/stub-llm';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { pause, retrying, withinDeadline } from './deadline';
+import { diagnose, stuckMarkdown, type StuckRun } from './stuck';
 
 /** The kinds of run the chaos mixes. */
 export type ScenarioKind = 'review' | 'star' | 'goal' | 'approval' | 'tools';
@@ -34,8 +40,23 @@ export interface ChaosPlan {
   latencyMs: [number, number];
   /** Seeds the moments of the faults. */
   seed: number;
+  /** How long each run of a phase may take, counted from the phase's start (default `DEADLINES_MS`). */
+  deadlineMs?: Deadlines;
   log?: (line: string) => void;
 }
+
+/** Per-run deadlines of the two phases, in ms. */
+export interface Deadlines {
+  baseline: number;
+  chaos: number;
+}
+
+/**
+ * The full run's deadlines: 3 and 5 minutes, eight and three times the slowest phases seen (22 s
+ * undisturbed, 100 s under chaos on a busy 2-core VM; RELIABILITY.md §1), so only a run that is
+ * really stuck meets them.
+ */
+export const DEADLINES_MS: Deadlines = { baseline: 180_000, chaos: 300_000 };
 
 /** One fault as it happened. */
 export interface FaultRecord {
@@ -48,12 +69,12 @@ export interface FaultRecord {
   downMs: number;
 }
 
-/** One run's outcome in both phases. */
+/** One run's outcome in both phases (absent from a phase in which it did not end by its deadline). */
 export interface RunComparison {
   index: number;
   kind: ScenarioKind;
-  baseline: Outcome;
-  chaos: Outcome;
+  baseline?: Outcome;
+  chaos?: Outcome;
   same: boolean;
 }
 
@@ -69,11 +90,13 @@ export interface Outcome {
 
 /** What the chaos run found. */
 export interface ChaosReport {
-  plan: Omit<ChaosPlan, 'log'>;
+  plan: Omit<ChaosPlan, 'log' | 'deadlineMs'> & { deadlineMs: Deadlines };
   faults: FaultRecord[];
   runs: RunComparison[];
-  /** Runs whose outcome differed from the undisturbed run. */
+  /** Runs whose outcome differed from the undisturbed run, or that did not end in a phase. */
   different: number;
+  /** Runs that did not end by their deadline, in either phase, with what they were waiting for. */
+  didNotEnd: StuckRun[];
   /** Agent results recorded fewer times than undisturbed (steps lost). */
   stepsLost: number;
   /** Agent results recorded more times than undisturbed (steps repeated). */
@@ -105,8 +128,6 @@ function random(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The role of each kind; `dir` is where the tool of the `tools` kind files its receipts. */
 function configOf(kind: ScenarioKind): string {
@@ -204,9 +225,13 @@ function writeToolsFile(dir: string): string {
   return file;
 }
 
+/** How one run of a phase came out: its result, or what it was stuck on at its deadline. */
+type Ending = { kind: 'ended'; workflowId: string; result: RunResult } | { kind: 'stuck'; workflowId: string; stuck: StuckRun };
+
 /** Run the plan: an undisturbed phase, then the same runs under faults; compare. */
 export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
   const log = plan.log ?? (() => undefined);
+  const deadlines = plan.deadlineMs ?? DEADLINES_MS;
   const rand = random(plan.seed);
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-chaos-')));
   const toolsFile = writeToolsFile(dir);
@@ -255,32 +280,46 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
     return w;
   };
 
-  /** Start every run of the plan on `queue`, approve the approval runs, and collect the results. */
-  const phase = async (name: 'baseline' | 'chaos', queue: string): Promise<{ results: RunResult[]; handles: WorkflowHandle[] }> => {
-    const handles = await Promise.all(
-      plan.runs.map(async (kind, i) => {
+  /**
+   * Start every run of the plan on `queue`, approve the approval runs, and wait for each until the
+   * phase's deadline (counted from `startedAt`); a run still going then is diagnosed and left.
+   */
+  const phase = (name: 'baseline' | 'chaos', queue: string, startedAt: number): Promise<Ending[]> =>
+    Promise.all(
+      plan.runs.map(async (kind, i): Promise<Ending> => {
         const workflowId = `chaos-${name}-${i}-${kind}-${plan.seed}`;
         const receipts = path.join(dir, name, String(i));
         fs.mkdirSync(receipts, { recursive: true });
         scenarios.set(workflowId, { kind, receipts });
-        return retrying(() => startRun(client, { role: compileYaml(configOf(kind)), task: `chaos ${kind} run ${i}`, workflowId, taskQueue: queue }));
+        const deadlineAt = startedAt + deadlines[name];
+        const ending = await withinDeadline(deadlineAt - Date.now(), async (signal) => {
+          // Every call of the run ends by its deadline. A gRPC deadline, unlike an abort signal, also
+          // ends the calls the client retries by itself after a server restart, and those started after
+          // the abort; one left open would outlive the connection and crash the driver when it closes.
+          const within = <T>(fn: () => Promise<T>) => client.withDeadline(deadlineAt, fn);
+          const call = <T>(fn: () => Promise<T>) => retrying(() => within(fn), { signal });
+          const handle = await call(() =>
+            startRun(client, { role: compileYaml(configOf(kind)), task: `chaos ${kind} run ${i}`, workflowId, taskQueue: queue }).catch((err: unknown) => {
+              // a start that reached the server before a restart cut its answer
+              if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle<typeof troupeRun>(workflowId);
+              throw err;
+            }),
+          );
+          if (kind === 'approval') await approveWhenAsked(handle, within, signal);
+          return call(() => handle.result());
+        });
+        if (ending.kind === 'ended') return { kind: 'ended', workflowId, result: ending.value };
+        log(`${workflowId} did not end within ${(deadlines[name] / 1000).toFixed(0)} s of the ${name} phase's start`);
+        return { kind: 'stuck', workflowId, stuck: await diagnose(client, { phase: name, index: i, kind, workflowId, deadlineMs: deadlines[name] }, startedAt) };
       }),
     );
-    const results = await Promise.all(
-      handles.map(async (handle, i) => {
-        if (plan.runs[i] === 'approval') await approveWhenAsked(handle);
-        return retrying(() => handle.result(), 600_000);
-      }),
-    );
-    return { results, handles };
-  };
 
   try {
     // 1. the undisturbed runs
     const baselineQueue = `chaos-baseline-${plan.seed}`;
     const baselineWorker = await spawnWorker(baselineQueue);
     const t0 = Date.now();
-    const baseline = await phase('baseline', baselineQueue);
+    const baseline = await phase('baseline', baselineQueue, t0);
     const baselineMs = Date.now() - t0;
     await baselineWorker.stop();
     log(`baseline: ${plan.runs.length} runs in ${(baselineMs / 1000).toFixed(1)} s`);
@@ -289,7 +328,7 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
     const queue = `chaos-${plan.seed}`;
     let worker = await spawnWorker(queue);
     const t1 = Date.now();
-    const running = phase('chaos', queue);
+    const running = phase('chaos', queue, t1);
     const faults: FaultRecord[] = [];
     // the faults in a seeded order, each after a seeded pause and while some model call is in flight
     const schedule: Array<FaultRecord['kind']> = [
@@ -306,14 +345,14 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
     );
     const inFlight = () => stub.requests.filter((r) => r.endedAt === undefined);
     for (const kind of schedule) {
-      await sleep(300 + rand() * 2000);
-      for (let waited = 0; inFlight().length === 0 && !finished && waited < 15_000; waited += 50) await sleep(50);
+      await pause(300 + rand() * 2000);
+      for (let waited = 0; inFlight().length === 0 && !finished && waited < 15_000; waited += 50) await pause(50);
       if (finished) log(`warning: the runs finished before the ${kind}`);
       const down = Date.now();
       const open = inFlight().length;
       if (kind === 'worker_kill') {
         await worker.kill();
-        await sleep(300 + rand() * 1200);
+        await pause(300 + rand() * 1200);
         worker = await spawnWorker(queue);
       } else {
         await killServer(server);
@@ -337,16 +376,19 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
       agentCalls: r.usage.agentCalls,
       toolCalls: r.usage.toolCalls?.total ?? 0,
     });
-    const runs = plan.runs.map((kind, i) => {
-      const b = outcome(baseline.results[i]);
-      const c = outcome(chaos.results[i]);
-      return { index: i, kind, baseline: b, chaos: c, same: JSON.stringify(b) === JSON.stringify(c) };
+    const ended = (e: Ending) => (e.kind === 'ended' ? e.result : undefined);
+    const runs = plan.runs.map((kind, i): RunComparison => {
+      const b = ended(baseline[i]);
+      const c = ended(chaos[i]);
+      const pair = { baseline: b && outcome(b), chaos: c && outcome(c) };
+      return { index: i, kind, ...pair, same: pair.baseline !== undefined && JSON.stringify(pair.baseline) === JSON.stringify(pair.chaos) };
     });
+    const compared = runs.flatMap((r) => (r.baseline && r.chaos ? [{ baseline: r.baseline, chaos: r.chaos }] : []));
     let requestsAfterCompletion = 0;
     let callsRetried = 0;
-    for (const handle of chaos.handles) {
-      const completedAt = await completionTimes(handle);
-      const mine = stub.requests.filter((r) => r.workflowId === handle.workflowId && r.callId);
+    for (const { workflowId } of chaos) {
+      const completedAt = await completionTimes(client.workflow.getHandle(workflowId));
+      const mine = stub.requests.filter((r) => r.workflowId === workflowId && r.callId);
       for (const r of mine) {
         const done = completedAt.get(r.callId!.split('/').slice(1).join('/'));
         if (done !== undefined && r.startedAt > done) requestsAfterCompletion += 1;
@@ -358,15 +400,16 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
     const attempts = readLines(dir, 'chaos', 'attempts.log');
     const keys = chaosEffects.map((l) => l.split(' ')[0]);
     return {
-      plan: { runs: plan.runs, workerKills: plan.workerKills, serverRestarts: plan.serverRestarts, latencyMs: plan.latencyMs, seed: plan.seed },
+      plan: { runs: plan.runs, workerKills: plan.workerKills, serverRestarts: plan.serverRestarts, latencyMs: plan.latencyMs, seed: plan.seed, deadlineMs: deadlines },
       faults,
       runs,
       different: runs.filter((r) => !r.same).length,
-      stepsLost: runs.reduce((n, r) => n + Math.max(0, r.baseline.steps - r.chaos.steps), 0),
-      stepsRepeated: runs.reduce((n, r) => n + Math.max(0, r.chaos.steps - r.baseline.steps), 0),
+      didNotEnd: [...baseline, ...chaos].flatMap((e) => (e.kind === 'stuck' ? [e.stuck] : [])),
+      stepsLost: compared.reduce((n, r) => n + Math.max(0, r.baseline.steps - r.chaos.steps), 0),
+      stepsRepeated: compared.reduce((n, r) => n + Math.max(0, r.chaos.steps - r.baseline.steps), 0),
       requestsAfterCompletion,
       callsRetried,
-      callsRedispatched: chaos.results.reduce((n, r) => n + r.warnings.filter((w) => w.includes('was lost with its worker')).length, 0),
+      callsRedispatched: chaos.reduce((n, e) => n + (ended(e)?.warnings.filter((w) => w.includes('was lost with its worker')).length ?? 0), 0),
       duplicateEffects: keys.length - new Set(keys).size,
       toolAttemptsRetried: attempts.length - new Set(attempts.map((l) => l.split(' ')[0])).size,
       effects: { baseline: effects('baseline').length, chaos: chaosEffects.length },
@@ -382,29 +425,19 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
   }
 }
 
-/** Approve the run's first request once it is pending (the status query may fail while faults are injected). */
-async function approveWhenAsked(handle: WorkflowHandle): Promise<void> {
-  for (;;) {
-    const status = await handle.query(statusQuery).catch(() => undefined as RunStatusView | undefined);
+/**
+ * Approve the run's first request once it is pending (the status query may fail while faults are
+ * injected); gives up when `signal` is aborted (the run's deadline). `within` bounds each call.
+ */
+async function approveWhenAsked(handle: WorkflowHandle, within: <T>(fn: () => Promise<T>) => Promise<T>, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    const status = await within(() => handle.query(statusQuery)).catch(() => undefined as RunStatusView | undefined);
     if (status?.pending.some((p) => p.id === 'r1')) {
-      await retrying(() => sendSignal(handle, 'approve', { requestId: 'r1' }));
+      await retrying(() => within(() => sendSignal(handle, 'approve', { requestId: 'r1' })), { signal });
       return;
     }
     if (status?.phase === 'finished') return;
-    await sleep(300);
-  }
-}
-
-/** `fn`, tried again while the server is away (a restart). */
-async function retrying<T>(fn: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await sleep(500);
-    }
+    await pause(300, signal);
   }
 }
 
@@ -420,8 +453,8 @@ async function killServer(server: DevServer): Promise<void> {
 
 /** When each activity of the run completed: `<runId>/<activityId>` → epoch ms. */
 async function completionTimes(handle: WorkflowHandle): Promise<Map<string, number>> {
-  const history = await retrying(() => handle.fetchHistory());
-  const runId = (await retrying(() => handle.describe())).runId;
+  const history = await retrying(() => handle.fetchHistory(), { timeoutMs: 120_000 });
+  const runId = (await retrying(() => handle.describe(), { timeoutMs: 120_000 })).runId;
   const scheduled = new Map<string, string>();
   const done = new Map<string, number>();
   for (const e of history.events ?? []) {
@@ -460,7 +493,8 @@ export function reportMarkdown(r: ChaosReport): string {
     ['dev server SIGKILL + restart (same SQLite file)', `${restarts.length} × at ${restarts.map((f) => `${(f.atMs / 1000).toFixed(1)} s`).join(', ')} (down ${restarts.map((f) => `${(f.downMs / 1000).toFixed(1)} s`).join(', ')})`],
   ];
   return [
-    `runs: ${r.plan.runs.length} (${kinds}); model latency ${r.plan.latencyMs[0]}–${r.plan.latencyMs[1]} ms; seed ${r.plan.seed}`,
+    `runs: ${r.plan.runs.length} (${kinds}); model latency ${r.plan.latencyMs[0]}–${r.plan.latencyMs[1]} ms; seed ${r.plan.seed}; ` +
+      `each run given ${r.plan.deadlineMs.baseline / 1000} s undisturbed, ${r.plan.deadlineMs.chaos / 1000} s under chaos`,
     '',
     '| fault | injected |',
     '|---|---|',
@@ -478,5 +512,6 @@ export function reportMarkdown(r: ChaosReport): string {
     `| tool side effects that happened twice | ${r.duplicateEffects} |`,
     `| tool attempts retried with the same idempotency key | ${r.toolAttemptsRetried} |`,
     `| wall time (undisturbed / chaos) | ${(r.baselineMs / 1000).toFixed(1)} s / ${(r.chaosMs / 1000).toFixed(1)} s |`,
+    ...(r.didNotEnd.length > 0 ? ['', stuckMarkdown(r.didNotEnd)] : []),
   ].join('\n');
 }

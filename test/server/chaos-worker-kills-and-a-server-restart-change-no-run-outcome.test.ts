@@ -16,9 +16,12 @@ describe('chaos, short', () => {
       serverRestarts: 1,
       latencyMs: [100, 800],
       seed: Number(process.env.TROUPE_CHAOS_SEED ?? 11),
+      // within the test's 300 s, so a run that never ends fails it with the report's "did not end" section
+      deadlineMs: { baseline: 60_000, chaos: 150_000 },
     });
     const summary = reportMarkdown(report);
     expect({ different: report.runs.filter((r) => !r.same), summary }).toEqual({ different: [], summary });
+    expect(report.didNotEnd).toEqual([]);
     expect(report.faults.map((f) => f.kind).sort()).toEqual(['server_restart', 'worker_kill', 'worker_kill']);
     // the kills landed while model calls were in flight, so something was really interrupted
     expect(report.faults.filter((f) => f.kind === 'worker_kill').every((f) => f.requestsCut > 0)).toBe(true);
