@@ -124,7 +124,7 @@ function variants(ctx: BenchContext, loops: PeerLoop[]): Variant[] {
 export const B1_LIMITS = { p50Ratio: 1.1, workerCpuRatio: 1.25 } as const;
 
 /**
- * Repetitions the tuned server's rows get at least (issue 13's ratios are theirs): the median of 7,
+ * Repetitions the tuned server's rows get at least (the target ratios are theirs): the median of 7,
  * because single runs of ~2 s on a shared 2-core box vary by ±20 % in CPU (BENCHMARKS.md, B1).
  */
 const TUNED_REPS = 7;
@@ -181,7 +181,7 @@ async function b1(ctx: BenchContext, list: Variant[]): Promise<BenchReport> {
       ctx.log(`B1 rep ${rep} ${v.name}: ${round(m.wallMs / steps)} ms/step, ${m.requests} requests`);
     }
   }
-  // the issue 13 ratios rest on the tuned server's rows: they get at least TUNED_REPS repetitions,
+  // the target ratios rest on the tuned server's rows: they get at least TUNED_REPS repetitions,
   // interleaved, even when the budget cut the others to fewer (they are the fastest rows)
   const tunedRows = list.filter((v) => v.stack !== undefined && v.stack === ctx.variants.tuned);
   for (let rep = reps + 1; rep <= TUNED_REPS; rep++) {
@@ -290,8 +290,8 @@ async function b1(ctx: BenchContext, list: Variant[]): Promise<BenchReport> {
   const targets: TargetCheck[] = [];
   if (tuned && tunedFloor) {
     targets.push(
-      check('(issue 13) tuned server: troupe step p50 ≤ 1.10 × the floor\'s, same run', tuned.p50 / tunedFloor.p50, B1_LIMITS.p50Ratio, '×'),
-      check('(issue 13) tuned server: troupe worker-process CPU per step ≤ 1.25 × the floor\'s, same run', tuned.workerCpu / tunedFloor.workerCpu, B1_LIMITS.workerCpuRatio, '×'),
+      check('tuned server: troupe step p50 ≤ 1.10 × the floor\'s, same run', tuned.p50 / tunedFloor.p50, B1_LIMITS.p50Ratio, '×'),
+      check('tuned server: troupe worker-process CPU per step ≤ 1.25 × the floor\'s, same run', tuned.workerCpu / tunedFloor.workerCpu, B1_LIMITS.workerCpuRatio, '×'),
     );
   }
   if (tuned && tunedPayloadFloor) {
@@ -320,7 +320,7 @@ async function b1(ctx: BenchContext, list: Variant[]): Promise<BenchReport> {
     method:
       `${steps} sequential steps per run: troupe review loop (writer+critic, max_iterations ${steps / 2}); the floor workflow (same recorded requests, bare activity); the baseline is a Node loop sending the same recorded requests with the same openai client; the peer (bench/peers, when installed) is the same loop as a LangGraph.js graph checkpointed after every step (durability "sync"), in memory or in a SQLite file. ` +
       `Warm-up run of ${WARMUP_STEPS} steps of each variant first, then ${reps} interleaved repetitions` + (steps !== ctx.options.steps || reps !== ctx.options.reps ? ` (scaled down from ${ctx.options.steps} steps × ${ctx.options.reps} to fit the time budget)` : '') +
-      (reps < TUNED_REPS ? `; the tuned server's rows (issue 13's ratios) get ${TUNED_REPS} repetitions.` : '.'),
+      (reps < TUNED_REPS ? `; the tuned server's rows (the target ratios) get ${TUNED_REPS} repetitions.` : '.'),
     tables,
     targets,
     data: { steps, reps, requested: { steps: ctx.options.steps, reps: ctx.options.reps }, warmupMsPerStepSum: msPerStepSum, baselineP50: baseP50, rows, runs: Object.fromEntries([...results].map(([k, v]) => [k, v.runs.map((r) => ({ wallMs: r.wallMs, requests: r.requests, cpuMs: r.cpuMs }))])) },

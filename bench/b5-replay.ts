@@ -2,7 +2,7 @@
  * B5 — replay cost of recorded troupe histories (docs/semantics.md, "Determinism and versions"): warm `Worker.runReplayHistory` on review
  * loops of 10–200 iterations, fitted to a line to give µs per event and check linearity, against a
  * bare-activity floor history of the same size; the same two histories replayed in one running
- * replay worker (issue 13's ratio); and what a cache miss costs live, by running a loop on a worker
+ * replay worker (its target ratio); and what a cache miss costs live, by running a loop on a worker
  * with `maxCachedWorkflows: 0` (every workflow task replays the whole history). A whole run of B3's
  * shape is replayed in turns with the floor's the same way: where B3's worker is the bottleneck, its
  * throughput ratio tends to the inverse of that run's ratio.
@@ -242,7 +242,7 @@ export async function runB5(ctx: BenchContext): Promise<BenchReport> {
   const spread = quartiles(pairRatios);
   const targets: TargetCheck[] = [
     {
-      target: `(issue 13) troupe µs per event ≤ ${B5_LIMIT} × the floor's at equal history size (${equal.events} vs ${floorRow.events} events), same run, replayed in a running replay worker`,
+      target: `troupe µs per event ≤ ${B5_LIMIT} × the floor's at equal history size (${equal.events} vs ${floorRow.events} events), same run, replayed in a running replay worker`,
       measured: `×${fmt(inWorkerRatio)}, the median of ${IN_WORKER_TIMED} neighbouring pairs (quartiles ${fmt(spread[0])}–${fmt(spread[1])}); medians ${fmt((inWorker.troupe.ms * 1000) / equal.events, 1)} vs ${fmt((inWorker.floor.ms * 1000) / floorRow.events, 1)} µs`,
       met: inWorkerRatio <= B5_LIMIT,
     },

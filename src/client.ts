@@ -48,7 +48,7 @@ export async function connectClient(options: SettingsOptions = {}): Promise<{
 }
 
 /** A readable, unique-enough workflow id for a run of `name` (client side; never in workflow code). */
-export function newRunId(name: string): string {
+function newRunId(name: string): string {
   const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
   return `${name}-${stamp}-${Math.random().toString(36).slice(2, 7)}`;
 }
@@ -150,4 +150,4 @@ export function isNotFound(err: unknown): boolean {
   return err instanceof WorkflowNotFoundError;
 }
 
-export { followRun, QUERY_DEADLINE_MS, type FollowEvent, type FollowOptions } from './follow';
+export { followRun, type FollowEvent } from './follow';

@@ -1,35 +1,43 @@
 /**
- * Following a run to its result without loading the worker: the client long-polls the run's
- * history (`run-history.ts`), which costs the worker nothing, and reads from it the agent and tool
- * calls in flight and each step as the workflow records it (the same pure code builds the
- * transcript entry). It asks the worker for a snapshot (the `status` query, and `transcript` when
- * steps or decisions were added) only when the history cannot tell what changed: at the start of
- * following (unless it follows the run from its start: the first snapshot is then built from the
- * run's graph and task, as the workflow builds it), and after a signal, a wait for a human, a
- * retry, a tool loop's step or a failed call — at most once per `minQueryGapMs`. The end comes from
- * the RunResult. A run followed from its start without any of those costs the worker no query
- * (BENCHMARKS.md, B8).
+ * Following a run to its result through the progress contract (`core/observe/progress.ts`,
+ * docs/operating.md, "Following a run from code"): the client long-polls the run's history
+ * (`run-history.ts`), which costs the worker nothing, only to learn that the run moved (a workflow
+ * task completed), that a run of the chain started, and that the chain ended; each time it moved, it
+ * asks the `progress` query — at most once per `minQueryGapMs` — for the run's position and the steps
+ * recorded after the last one it has, and turns the answer into events. A run waiting for a human
+ * writes no history, so it costs no query while it waits; the end comes from the RunResult, and the
+ * closed run is asked once more only when its last steps were not seen (BENCHMARKS.md, B8).
  */
 import { WorkflowNotFoundError, type WorkflowClient, type WorkflowHandle } from '@temporalio/client';
 import type { CompiledGraph } from './core/graph/types';
-import { buildStatusView, type RunResult, type RunStatusView } from './core/ending/result';
-import { createRunState } from './core/state/state';
-import { beginWave } from './core/waves/routing';
+import type { RunResult, RunStatusView } from './core/ending/result';
 import type { DecisionRecord } from './core/humans/requests';
+import type { RunningCall, RunProgress } from './core/observe/progress';
 import type { TranscriptStep } from './core/state/state';
-import { capturedResult, transcriptStep } from './core/waves/record';
-import { RunHistoryWatch, type AgentCallActivity, type HistoryNews, type RecordedStep, type ToolActivity } from './run-history';
-import { statusQuery, transcriptQuery } from './workflows/messages';
+import { RunHistoryWatch, type HistoryNews } from './run-history';
+import { progressQuery } from './workflows/messages';
 import type { troupeRun } from './workflows/run';
 
-/** Deadline of each status/transcript query while following a run. */
+/** Deadline of each progress query while following a run. */
 export const QUERY_DEADLINE_MS = 3_000;
 
-/** Default least time between two snapshots of a followed run. */
+/** Default least time between two progress queries of a followed run. */
 export const MIN_QUERY_GAP_MS = 250;
 
 /** Wait before asking again after a history poll or a query failed (a restart, a network blip). */
 const RETRY_MS = 1_000;
+
+/** A call that started or ended, as the progress contract lists it. */
+export interface CallActivity {
+  /** Unique in the run chain. */
+  id: string;
+  agent: string;
+  /** What the Temporal UI calls it (for display only). */
+  label: string;
+  state: 'started' | 'finished';
+  /** Workflow time it started, or local time it was seen finished (ms). */
+  at: number;
+}
 
 /** Progress events produced while following a run. */
 export type FollowEvent =
@@ -39,20 +47,20 @@ export type FollowEvent =
   | { kind: 'phase'; status: RunStatusView }
   /** A new warning of the run. */
   | { kind: 'warning'; text: string }
-  /** A fresh `status` snapshot, taken after the run moved. */
+  /** A fresh status, taken after the run moved. */
   | { kind: 'status'; status: RunStatusView; at: number }
   /** A run of the chain started (the first, or the next after continue-as-new), with its graph. */
   | { kind: 'started'; runId: string; graph?: CompiledGraph; at: number }
-  /** A worker tool call began or ended (from the history, `<tool> · <agent>`). */
-  | ({ kind: 'tool' } & ToolActivity)
-  /** An agent's model call began or ended (from the history). */
-  | ({ kind: 'call' } & AgentCallActivity)
+  /** A worker tool call began or ended (`label`: `<tool> · <agent>`; `tool`: its name in the role). */
+  | ({ kind: 'tool'; tool?: string } & CallActivity)
+  /** An agent's model call began or ended. */
+  | ({ kind: 'call' } & CallActivity)
   /** A human decided a request. */
   | { kind: 'decision'; decision: DecisionRecord };
 
 /** How to follow. */
 export interface FollowOptions {
-  /** Least time between two snapshots (default {@link MIN_QUERY_GAP_MS}). */
+  /** Least time between two progress queries (default {@link MIN_QUERY_GAP_MS}). */
   minQueryGapMs?: number;
   /** Stop following (the run goes on); `followRun` then rejects with the signal's reason. */
   signal?: AbortSignal;
@@ -60,15 +68,16 @@ export interface FollowOptions {
 
 type Handle = WorkflowHandle<typeof troupeRun>;
 
-/** Reads snapshots and the steps of the history and turns them into events, each step, decision and warning once. */
-class Snapshots {
+/** Turns progress answers into events: each step, decision, warning and call change once. */
+class Progress {
   private lastStep = 0;
   private lastPhase = '';
-  private steps = -1;
-  private decisions = -1;
+  private seq = -1;
   private readonly decided = new Set<string>();
   private readonly warnings = new Set<string>();
-  /** The latest snapshot. */
+  /** Agent and tool calls running in the last answer, by id. */
+  private calls = new Map<number, RunningCall>();
+  /** The latest status. */
   private latest: RunStatusView | undefined;
 
   constructor(
@@ -76,42 +85,84 @@ class Snapshots {
     private readonly emit: (e: FollowEvent) => void,
   ) {}
 
-  /** Whether a snapshot was ever taken. */
-  get taken(): boolean {
-    return this.latest !== undefined;
+  /** Whether the worker's answer holds every step and decision the run recorded. */
+  saw(result: RunResult): boolean {
+    return this.lastStep >= result.steps && (result.decisions ?? []).every((d) => this.decided.has(d.requestId));
   }
 
-  /**
-   * Steps recorded by the workflow, read from the history: each once (a snapshot may have shown it
-   * first). Returns false when the history lost count of the steps (a step it could not read): a
-   * snapshot must tell them.
-   */
-  recorded(steps: RecordedStep[]): boolean {
-    for (const s of steps) {
-      if (!Number.isFinite(s.step)) return false;
-      if (s.step <= this.lastStep) continue;
-      const step = transcriptStep(
-        { step: s.step, agent: s.position.agent, round: s.position.round, wave: s.position.wave, at: s.at, kind: 'agent' },
-        s.result,
-        capturedResult(s.result.text, s.result.resultHash),
-      );
+  /** Ask `progress` and emit what changed; false when the worker could not answer (it restarts, or is busy). */
+  async take(): Promise<boolean> {
+    const client = this.handle.client;
+    try {
+      // a query can wait up to Temporal's 30 s query timeout (e.g. while a new worker loads the
+      // workflow); following must not stall on one, so each has its own short deadline
+      const answer = await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => this.handle.query(progressQuery, this.lastStep));
+      this.apply(answer);
+      return true;
+    } catch {
+      // queries fail briefly while a worker restarts; keep following
+      return false;
+    }
+  }
+
+  /** Emit an answer's news: its steps, decisions and call changes, then its status once per counter. */
+  private apply(answer: RunProgress): void {
+    for (const step of answer.steps) {
+      if (step.step <= this.lastStep) continue;
       this.lastStep = step.step;
       this.emit({ kind: 'step', step });
     }
-    return true;
+    this.decisions(answer.status.decisions);
+    this.callChanges(answer.calls);
+    if (answer.seq === this.seq) return;
+    this.seq = answer.seq;
+    this.show(answer.status);
   }
 
-  /** The end, from the RunResult: its warnings and decisions, and a last status. */
-  finished(result: RunResult): void {
-    for (const d of result.decisions ?? []) {
+  /** A `call` (model calls of agents) or `tool` event for each call that started or ended since the last answer. */
+  private callChanges(calls: RunningCall[]): void {
+    const now = new Map(calls.filter((c) => c.kind === 'agent' || c.kind === 'tool').map((c) => [c.id, c]));
+    for (const [id, c] of this.calls) {
+      if (!now.has(id)) this.emit(callEvent(c, 'finished', Date.now()));
+    }
+    for (const [id, c] of now) {
+      if (!this.calls.has(id)) this.emit(callEvent(c, 'started', c.since));
+    }
+    this.calls = now;
+  }
+
+  private decisions(decisions: readonly DecisionRecord[]): void {
+    for (const d of decisions) {
       if (this.decided.has(d.requestId)) continue;
       this.decided.add(d.requestId);
       this.emit({ kind: 'decision', decision: d });
     }
+  }
+
+  /** The end, from the RunResult: its decisions and warnings, the calls ended, and a last status. */
+  finished(result: RunResult): void {
+    this.decisions(result.decisions ?? []);
+    this.callChanges([]);
     this.warn(result.warnings);
-    if (!this.latest || this.latest.phase === 'finished') return;
+    if (this.latest?.phase === 'finished') return;
+    const base: RunStatusView = this.latest ?? {
+      workflowId: result.workflowId,
+      phase: 'finished',
+      round: 0,
+      wave: 0,
+      frontier: [],
+      inFlight: [],
+      iterations: {},
+      steps: 0,
+      usage: result.usage,
+      activeMs: 0,
+      pending: [],
+      decisions: [],
+      latest: {},
+      warnings: [],
+    };
     this.show({
-      ...this.latest,
+      ...base,
       phase: 'finished',
       inFlight: [],
       pending: [],
@@ -125,13 +176,8 @@ class Snapshots {
     });
   }
 
-  /** Whether the history has shown every step the run recorded. */
-  saw(steps: number): boolean {
-    return this.lastStep >= steps;
-  }
-
   /** Emit a status, the phase when it changed, and new warnings. */
-  show(status: RunStatusView): void {
+  private show(status: RunStatusView): void {
     this.latest = status;
     this.emit({ kind: 'status', status, at: Date.now() });
     const phaseKey = `${status.phase}:${status.pending.map((p) => p.id).join(',')}`;
@@ -149,63 +195,12 @@ class Snapshots {
       this.emit({ kind: 'warning', text: w });
     }
   }
-
-  /**
-   * Query and emit; false when the worker could not answer (it restarts, or is busy). `steps`: the
-   * history may not show every step (it lost count, or showed a retry, a tool loop or a failed
-   * call), so read the steps the status counts but the history has not shown from the transcript.
-   * Otherwise the history's next poll shows them, and the transcript is read only for new decisions.
-   */
-  async take(steps = true): Promise<boolean> {
-    const client = this.handle.client;
-    try {
-      // a query can wait up to Temporal's 30 s query timeout (e.g. while a new worker loads the
-      // workflow); following must not stall on one, so each has its own short deadline
-      const status = await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => this.handle.query(statusQuery));
-      const decisions = status.decisions?.length ?? 0;
-      // the transcript only when it holds entries not shown yet (the history shows most steps)
-      const unseen = (steps && status.steps > this.lastStep) || decisions > this.decided.size;
-      if (unseen && (status.steps !== this.steps || decisions !== this.decisions)) {
-        const transcript = await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => this.handle.query(transcriptQuery));
-        this.steps = status.steps;
-        this.decisions = decisions;
-        this.transcript(transcript);
-      }
-      this.show(status);
-      return true;
-    } catch {
-      // queries fail briefly while a worker restarts; keep following
-      return false;
-    }
-  }
-
-  private transcript(entries: TranscriptStep[]): void {
-    for (const entry of entries) {
-      if (entry.decision) {
-        if (this.decided.has(entry.decision.requestId)) continue;
-        this.decided.add(entry.decision.requestId);
-        this.emit({ kind: 'decision', decision: entry.decision });
-      } else if (entry.step > this.lastStep) {
-        this.lastStep = entry.step;
-        this.emit({ kind: 'step', step: entry });
-      }
-    }
-  }
 }
 
-/**
- * The snapshot of a run seen from its start, built by the workflow's own pure code instead of a
- * query: its state as created from the graph and task, with the first wave begun. Only when `start`
- * is a fresh start and `news` shows the first wave's calls and nothing else (no step, nothing
- * irregular); undefined otherwise, and the worker is asked.
- */
-export function firstSnapshot(start: HistoryNews['started'][number], news: HistoryNews, workflowId: string): RunStatusView | undefined {
-  if (!start.graph || !start.fresh || start.task === undefined || news.irregular || news.steps.length > 0) return undefined;
-  const state = createRunState(start.graph, start.task, workflowId, start.at);
-  const wave = beginWave(state).map((item) => item.agent);
-  const calls = news.calls.filter((c) => c.state === 'started').map((c) => c.agent);
-  if (news.calls.some((c) => c.state === 'finished') || calls.length !== wave.length || wave.some((a) => !calls.includes(a))) return undefined;
-  return buildStatusView(state, start.at, wave);
+/** The follow event of a call that started or ended. */
+function callEvent(c: RunningCall, state: CallActivity['state'], at: number): FollowEvent {
+  const activity: CallActivity = { id: String(c.id), agent: c.agent, label: c.label, state, at };
+  return c.kind === 'tool' ? { kind: 'tool', ...activity, ...(c.tool !== undefined ? { tool: c.tool } : {}) } : { kind: 'call', ...activity };
 }
 
 /** A promise that resolves after `ms` (never when `ms` is infinite) and can be cleared. */
@@ -236,7 +231,7 @@ export async function followRun(
   const gap = opts.minQueryGapMs ?? MIN_QUERY_GAP_MS;
   const client: WorkflowClient = handle.client;
   const history = new RunHistoryWatch(client, handle.workflowId, firstRunId(handle));
-  const snapshots = new Snapshots(handle, onEvent);
+  const progress = new Progress(handle, onEvent);
   const stop = new AbortController();
   const onAbort = () => stop.abort(opts.signal?.reason);
   opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -265,11 +260,8 @@ export async function followRun(
   const aborted = new Promise<'abort'>((resolve) => stop.signal.addEventListener('abort', () => resolve('abort'), { once: true }));
 
   try {
-    let dirty = false;
-    /** The start of the run followed, while its first snapshot may still be built without a query. */
-    let start: HistoryNews['started'][number] | undefined;
-    /** Whether the history may not show every step (see `take`). */
-    let stepsUnseen = false;
+    // asked at once: a run joined mid-way shows where it is before its next move
+    let dirty = true;
     let nextQuery = 0;
     let pending = startPoll();
     while (!history.closed) {
@@ -279,46 +271,26 @@ export async function followRun(
       if (woke === 'abort') throw stop.signal.reason ?? new Error('followRun: aborted');
       if (woke !== 'tick') {
         if (woke !== 'failed') {
-          for (const s of woke.started) {
-            onEvent({ kind: 'started', runId: s.runId, graph: s.graph, at: s.at });
-            start ??= s;
-          }
-          // a run followed from its start: its first snapshot is known without asking the worker
-          if (start && !snapshots.taken) {
-            const first = firstSnapshot(start, woke, handle.workflowId);
-            if (first) snapshots.show(first);
-            else if (woke.moved || woke.irregular || woke.steps.length > 0) start = undefined;
-          }
-          for (const c of woke.calls) onEvent({ kind: 'call', ...c });
-          for (const t of woke.tools) onEvent({ kind: 'tool', ...t });
-          const counted = snapshots.recorded(woke.steps);
-          // the history tells steps and calls; the worker is asked for the rest
-          stepsUnseen ||= woke.irregular || !counted;
-          dirty ||= stepsUnseen || (woke.moved && !snapshots.taken);
+          for (const s of woke.started) onEvent({ kind: 'started', runId: s.runId, graph: s.graph, at: s.at });
+          dirty ||= woke.moved;
         }
         if (history.closed) break;
         pending = startPoll();
       }
       if (dirty && Date.now() >= nextQuery) {
-        const ok = await snapshots.take(stepsUnseen);
-        if (ok) stepsUnseen = false;
+        const ok = await progress.take();
         // a worker that cannot answer (restarting, or down) is asked again later, not at every event
         dirty = !ok;
         nextQuery = Date.now() + (ok ? gap : Math.max(gap, RETRY_MS));
       }
     }
     const result = await handle.result();
-    // the history showed every step, and the RunResult tells the rest: the worker need not replay
-    // the closed run to answer a query
-    if (!dirty && snapshots.saw(result.steps)) {
-      snapshots.finished(result);
-      return result;
+    // the last steps or decisions: a closed run's query needs a worker to replay it, so only when
+    // they were not seen, with a few tries
+    for (let attempt = 0; attempt < 3 && !progress.saw(result); attempt++) {
+      if (await progress.take()) break;
     }
-    // the last steps: a closed run's query needs a worker to replay it, so give it a few tries
-    for (let attempt = 0; attempt < 3; attempt++) {
-      if (await snapshots.take()) break;
-    }
-    snapshots.finished(result);
+    progress.finished(result);
     return result;
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);

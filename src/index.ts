@@ -45,10 +45,11 @@ export {
   type RunHandle,
   type StartOptions,
 } from './client';
-export type { FollowOptions } from './follow';
+export type { CallActivity, FollowOptions } from './follow';
 export { listRuns, type ListFilter, type RunList, type RunListing } from './list';
 export { SEARCH_ATTRIBUTES } from './core/observe/search';
-export { SIGNALS, WORKFLOW_TYPE, statusQuery, transcriptQuery } from './workflows/messages';
+export { SIGNALS, WORKFLOW_TYPE, progressQuery, statusQuery, transcriptQuery } from './workflows/messages';
+export type { CallKind, RunningCall, RunProgress } from './core/observe/progress';
 export type { SignalInputs, SignalName } from './core/humans/signals';
 export type { RunResult, RunStatusView, RunEnd, Diagnostics } from './core/ending/result';
 export type { PendingRequest } from './core/humans/requests';

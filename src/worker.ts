@@ -45,9 +45,48 @@ export interface WorkerConfig extends SettingsOptions {
    * cancelled; default `TROUPE_SHUTDOWN_GRACE_MS` or 30 s.
    */
   shutdownGraceMs?: number;
+  /**
+   * The worker build this worker is, with Temporal's Worker Versioning (docs/versioning.md): runs it
+   * starts are pinned to it and finish on it, whatever build is current later. Absent: an
+   * unversioned worker (local use, `troupe dev`).
+   */
+  deployment?: WorkerBuild;
 }
 
-/** Worker shutdown timing: the default grace, and how long cancelled activities get to stop after it. */
+/**
+ * A worker build: its deployment's name and its build id (`troupe worker --deployment-name D --build-id B`).
+ * @internal exported for tests
+ */
+export interface WorkerBuild {
+  deploymentName: string;
+  buildId: string;
+}
+
+/**
+ * The variables that name a worker's build, beside `troupe worker`'s flags.
+ * @internal exported for tests
+ */
+export const DEPLOYMENT_ENV = {
+  deploymentName: 'TEMPORAL_DEPLOYMENT_NAME',
+  buildId: 'TEMPORAL_WORKER_BUILD_ID',
+} as const;
+
+/**
+ * The build of `--deployment-name`/`--build-id` (or their variables); undefined when neither is
+ * given. Throws when only one is: a build needs both.
+ */
+export function workerBuild(flags: { deploymentName?: string; buildId?: string }, env: NodeJS.ProcessEnv = process.env): WorkerBuild | undefined {
+  const deploymentName = flags.deploymentName ?? (env[DEPLOYMENT_ENV.deploymentName] || undefined);
+  const buildId = flags.buildId ?? (env[DEPLOYMENT_ENV.buildId] || undefined);
+  if (!deploymentName && !buildId) return undefined;
+  if (!deploymentName || !buildId) throw new Error(WORKER_TEXTS.halfBuild(deploymentName ? 'build id' : 'deployment name'));
+  return { deploymentName, buildId };
+}
+
+/**
+ * Worker shutdown timing: the default grace, and how long cancelled activities get to stop after it.
+ * @internal exported for tests
+ */
 export const WORKER_SHUTDOWN = {
   graceEnv: 'TROUPE_SHUTDOWN_GRACE_MS',
   defaultGraceMs: 30_000,
@@ -55,9 +94,14 @@ export const WORKER_SHUTDOWN = {
   forceMarginMs: 10_000,
 } as const;
 
-/** Texts of worker start-up failures. */
+/**
+ * Texts of worker start-up failures.
+ * @internal exported for tests
+ */
 export const WORKER_TEXTS = {
   toolsFile: (lines: string[]) => `the tools file has errors:\n${lines.join('\n')}`,
+  halfBuild: (missing: string) =>
+    `a worker build needs a deployment name and a build id; the ${missing} is missing (--deployment-name/${DEPLOYMENT_ENV.deploymentName}, --build-id/${DEPLOYMENT_ENV.buildId})`,
   badGrace: (value: string) => `${WORKER_SHUTDOWN.graceEnv} must be a whole number of milliseconds (0 or more), not "${value}"`,
 } as const;
 
@@ -125,6 +169,7 @@ type WebpackConfigHook = NonNullable<BundleOptions['webpackConfigHook']>;
  * - **Compiled for ES2022** ({@link compiledForEs2022}), as `tsc` compiles the rest of troupe.
  * - **troupe's payload converter** (`src/codec/payload-converter.ts`): JSON encoded natively, the same
  *   bytes as the SDK's converter.
+ * @internal exported for tests
  */
 export function bundleOptions(workflowsPath: string): {
   workflowsPath: string;
@@ -136,7 +181,7 @@ export function bundleOptions(workflowsPath: string): {
 }
 
 /** The `jsc.target` troupe's TypeScript is compiled to in the workflow bundle. */
-export const BUNDLE_TARGET = 'es2022';
+const BUNDLE_TARGET = 'es2022';
 
 /**
  * The SDK compiles the bundle's TypeScript with swc for ES2017, which turns every object spread
@@ -147,7 +192,7 @@ export const BUNDLE_TARGET = 'es2022';
  * defined, as `tsc` compiles them for troupe's ES2022 target). Rules other than the swc loader are
  * left as they are.
  */
-export function compiledForEs2022(config: Parameters<WebpackConfigHook>[0]): ReturnType<WebpackConfigHook> {
+function compiledForEs2022(config: Parameters<WebpackConfigHook>[0]): ReturnType<WebpackConfigHook> {
   for (const rule of config.module?.rules ?? []) {
     if (!rule || typeof rule !== 'object' || !rule.use || typeof rule.use !== 'object' || Array.isArray(rule.use)) continue;
     const { loader, options } = rule.use;
@@ -169,7 +214,7 @@ const quietBundlerLogger = {
 
 /** Create (not run) a troupe worker. */
 export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
-  const { plugins, llm, workflowBundle, connection, maxConcurrentActivities, tools: toolsOption, dataConverter: converter, shutdownGraceMs, ...settingsOptions } = config;
+  const { plugins, llm, workflowBundle, connection, maxConcurrentActivities, tools: toolsOption, dataConverter: converter, shutdownGraceMs, deployment, ...settingsOptions } = config;
   const settings = resolveSettings(settingsOptions);
   // settings that may be malformed are read before anything is opened
   const dataConverter = converter ?? troupeDataConverter();
@@ -188,6 +233,8 @@ export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
     maxConcurrentActivityTaskExecutions: maxConcurrentActivities ?? 100,
     maxHeartbeatThrottleInterval: '500ms',
     defaultHeartbeatThrottleInterval: '500ms',
+    // a run is pinned to the build it started on (docs/versioning.md)
+    ...(deployment ? { workerDeploymentOptions: { useWorkerVersioning: true, version: deployment, defaultVersioningBehavior: 'PINNED' as const } } : {}),
     // the tool servers live as long as the worker runs
     plugins: tools && typeof toolsOption === 'string' ? [closeWhenDone(tools)] : [],
   });

@@ -1,6 +1,6 @@
 /**
  * Renders a suite's results as markdown (bench/results/latest.md): the setup, then per benchmark its
- * method, tables and perf.md targets with met / not met.
+ * method, tables and its targets (BENCHMARKS.md) with met / not met.
  */
 import type { Environment } from './env';
 import type { BenchReport, Calibration, Table } from './types';
@@ -59,7 +59,7 @@ export function renderMarkdown(s: SuiteResult): string {
     for (const t of b.tables) out.push(renderTable(t), '');
     out.push(
       renderTable({
-        title: `${b.id} targets (perf.md)`,
+        title: `${b.id} targets`,
         headers: ['target', 'measured', 'verdict'],
         rows: b.targets.map((t) => [t.target, t.measured, verdict(t.met)]),
       }),

@@ -13,7 +13,7 @@ export interface Table {
   note?: string;
 }
 
-/** A perf.md target next to the measured value; `met` is null when it was not measured. */
+/** A target (BENCHMARKS.md) next to the measured value; `met` is null when it was not measured. */
 export interface TargetCheck {
   target: string;
   measured: string;

@@ -17,7 +17,10 @@ import { RESULT_HASH_LENGTH } from '../core/text/hash';
 import { recordedForm } from '../core/waves/record';
 import { ACTIVITY_TEXTS } from './texts';
 
-/** Limits of the agent activity. */
+/**
+ * Limits of the agent activity.
+ * @internal exported for tests
+ */
 export const AGENT_LIMITS = {
   /** Tool rounds answered inside one activity before the closing `tool_choice: none` call. */
   maxToolRounds: 4,
@@ -112,6 +115,7 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
 /**
  * `hashResult(recordedForm(text).normalized)` with Node's SHA-256: the value the workflow would
  * compute in its sandbox, sent with the result so the workflow does not hash in JS.
+ * @internal exported for tests
  */
 export function nativeResultHash(text: string): string {
   return createHash('sha256').update(recordedForm(text).normalized, 'utf8').digest('hex').slice(0, RESULT_HASH_LENGTH);

@@ -42,6 +42,7 @@ export function makeCompactTranscript(clientFor: (input: CompactionInput) => Ope
 /**
  * The compaction request's messages. With a `context_window`, the entries are cut (longest first) so
  * that the request plus the summary it asks for fits the same window as the agent's own prompts.
+ * @internal exported for tests
  */
 export function compactionMessages(
   input: Pick<CompactionInput, 'agent' | 'model' | 'summary' | 'entries' | 'maxSummaryTokens'>,

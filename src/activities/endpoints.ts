@@ -140,7 +140,7 @@ export function shownUrl(text: string): string {
 }
 
 /** One setting of a model the worker refuses. */
-export interface EndpointViolation {
+interface EndpointViolation {
   setting: 'base_url' | 'api_key_env';
   /** What the role asked for: the URL, or the variable's name (never its value). */
   value: string;
@@ -148,7 +148,7 @@ export interface EndpointViolation {
 }
 
 /** The verdict on one model: allowed, or every setting the worker refuses and one message naming them. */
-export type EndpointCheck = { ok: true } | { ok: false; violations: EndpointViolation[]; message: string };
+type EndpointCheck = { ok: true } | { ok: false; violations: EndpointViolation[]; message: string };
 
 /** Checks a model's own `base_url` and `api_key_env` against the worker's policy. */
 export function checkModelEndpoint(model: ResolvedModel, policy: EndpointPolicy): EndpointCheck {
@@ -173,7 +173,7 @@ export function checkModelEndpoint(model: ResolvedModel, policy: EndpointPolicy)
 }
 
 /** A refused setting of one of a run's models, with who uses the model (`agent writer`, `judge`). */
-export interface NamedEndpointViolation extends EndpointViolation {
+interface NamedEndpointViolation extends EndpointViolation {
   who: string;
 }
 

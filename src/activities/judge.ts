@@ -11,7 +11,10 @@ import { firstBalancedJson } from '../core/text/json';
 import { chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
 import { ACTIVITY_TEXTS } from './texts';
 
-/** The strict response format the judge requests. */
+/**
+ * The strict response format the judge requests.
+ * @internal exported for tests
+ */
 export const VERDICT_RESPONSE_FORMAT = {
   type: 'json_schema',
   json_schema: {
@@ -69,7 +72,10 @@ function judgeBody(input: JudgeInput, structured: boolean): ChatCompletionCreate
 }
 
 
-/** Reads a verdict from the whole reply, else from its first balanced JSON object; undefined if none. */
+/**
+ * Reads a verdict from the whole reply, else from its first balanced JSON object; undefined if none.
+ * @internal exported for tests
+ */
 export function parseVerdict(text: string): { converged: boolean; reason: string } | undefined {
   for (const candidate of [wholeJson(text), firstBalancedJson(text, '{')]) {
     if (!candidate.ok || typeof candidate.value !== 'object' || candidate.value === null) continue;

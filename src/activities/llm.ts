@@ -21,7 +21,10 @@ export type { LlmEndpointOptions } from './endpoints';
 /** Which activity makes the request; sent as `x-troupe-kind` and carried in failure details. */
 export type LlmKind = LlmFailureDetails['kind'];
 
-/** Timing and endpoint constants of the LLM activities. */
+/**
+ * Timing and endpoint constants of the LLM activities.
+ * @internal exported for tests
+ */
 export const LLM_DEFAULTS = {
   baseUrl: ENDPOINT_SETTINGS.openAiBaseUrl,
   /** Sent when no key is configured, so keyless local endpoints (Ollama, the offline model) work. */
@@ -38,7 +41,7 @@ export const LLM_DEFAULTS = {
 const FATAL_STATUSES = new Set([400, 401, 403, 404, 422]);
 
 /** Who asks for a client; named in the failure when the worker refuses the model's endpoint. */
-export interface LlmCaller {
+interface LlmCaller {
   kind: LlmKind;
   agent: string;
 }
@@ -87,7 +90,7 @@ function sharedClient(baseURL: string | undefined, apiKey: string, prefixes: str
 }
 
 /** The requests of one activity execution: who makes them and the deadline they share. */
-export interface LlmCallScope {
+interface LlmCallScope {
   kind: LlmKind;
   agent: string;
   workflowId: string;
@@ -104,7 +107,10 @@ export function openCallScope(kind: LlmKind, agent: string, workflowId: string, 
   return { kind, agent, workflowId, deadlineMs: Date.now() + budget, timeoutMs: budget };
 }
 
-/** The activity's remaining time minus the margin, never below a small floor. */
+/**
+ * The activity's remaining time minus the margin, never below a small floor.
+ * @internal exported for tests
+ */
 export function requestTimeoutMs(deadlineMs: number, nowMs: number): number {
   return Math.max(LLM_DEFAULTS.minRequestTimeoutMs, deadlineMs - nowMs - LLM_DEFAULTS.deadlineMarginMs);
 }
@@ -288,6 +294,7 @@ function errorLike(value: unknown): value is Error & { code?: unknown } {
  * opposed to undici reporting a network failure: that one is also a TypeError, but says `fetch failed`
  * (or `terminated` when the body was cut off) and carries the system error (ECONNRESET, ...) as cause.
  * Errors are recognised by name, not `instanceof`: Node's own fetch may raise them from another realm.
+ * @internal exported for tests
  */
 export function isLocalRequestError(err: unknown): boolean {
   if (!errorLike(err) || (err.name !== 'TypeError' && err.name !== 'RangeError')) return false;
@@ -319,6 +326,7 @@ function localRequestError(err: unknown): Error | undefined {
  * the next attempt would fail the same way, and retrying would disguise it as an outage; so is a
  * redirect the worker refused to follow (./redirects.ts). A provider that repeats the key in its error
  * text has it taken out, with every other secret, when the failure leaves the activity (./redact.ts).
+ * @internal exported for tests
  */
 export function classifyLlmError(
   err: unknown,
@@ -378,7 +386,10 @@ export function classifyLlmError(
   });
 }
 
-/** Milliseconds to wait from `retry-after-ms`, or `Retry-After` as seconds or an HTTP date; undefined if absent. */
+/**
+ * Milliseconds to wait from `retry-after-ms`, or `Retry-After` as seconds or an HTTP date; undefined if absent.
+ * @internal exported for tests
+ */
 export function parseRetryAfterMs(headers: Headers | undefined, nowMs: number): number | undefined {
   const ms = headers?.get('retry-after-ms');
   if (ms && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.ceil(Number(ms));
@@ -390,14 +401,14 @@ export function parseRetryAfterMs(headers: Headers | undefined, nowMs: number): 
 }
 
 /** The failure details an LLM activity attached, when `err` is one of its ApplicationFailures. */
-export function llmFailureDetails(err: unknown): LlmFailureDetails | undefined {
+function llmFailureDetails(err: unknown): LlmFailureDetails | undefined {
   if (!(err instanceof ApplicationFailure)) return undefined;
   const first = err.details?.[0] as LlmFailureDetails | undefined;
   return first && typeof first === 'object' && typeof first.message === 'string' ? first : undefined;
 }
 
 /** Token usage reported by one completion (zeros when the endpoint reports none). */
-export function usageOf(completion: ChatCompletion): TokenCounts {
+function usageOf(completion: ChatCompletion): TokenCounts {
   const prompt = completion.usage?.prompt_tokens ?? 0;
   const output = completion.usage?.completion_tokens ?? 0;
   return { promptTokens: prompt, completionTokens: output, totalTokens: completion.usage?.total_tokens ?? prompt + output };

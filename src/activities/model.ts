@@ -16,7 +16,7 @@ import { replyFollowUps } from './replies';
 import { ACTIVITY_TEXTS } from './texts';
 
 /** The name sent with a response schema as `response_format.json_schema.name`. */
-export const RESPONSE_FORMAT_NAME = 'troupe_output';
+const RESPONSE_FORMAT_NAME = 'troupe_output';
 
 /** A chat-completions request body: the model's settings, the tools offered, a response schema. */
 export function chatBody(
@@ -57,7 +57,7 @@ export function rememberRejectsSchemas(client: OpenAI): void {
 }
 
 /** The loop's messages in the OpenAI wire shape. */
-export function wireMessages(messages: readonly LoopMessage[]): ChatCompletionMessageParam[] {
+function wireMessages(messages: readonly LoopMessage[]): ChatCompletionMessageParam[] {
   return messages.map((m): ChatCompletionMessageParam => {
     if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
     if (m.role === 'assistant' && 'toolCalls' in m) {

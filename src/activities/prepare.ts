@@ -16,10 +16,9 @@ import type { LocatedCondition } from '../core/conditions/walk';
 import { graphConditions, GRAPH_CHECK_TEXTS, joinProblems } from '../core/graph/check-graph';
 import type { CompiledGraph } from '../core/graph/types';
 import { patternIssues } from '../core/graph/validate-patterns';
-import { outputSchemaError } from '../core/output/validator';
 
 /** Texts of the run-start refusals, so tests pin them. */
-export const PREPARE_TEXTS = {
+const PREPARE_TEXTS = {
   noToolsFile: (agent: string, names: string[]) =>
     `agent ${agent} uses the tools ${names.join(', ')}, but this worker has no tools file (start it with --tools tools.yaml)`,
   toolError: (agent: string, error: string) => `agent ${agent}: ${error}`,
@@ -53,8 +52,9 @@ function refuse(refusals: string[]): never {
 }
 
 /**
- * The checks of a graph that need Node, after the workflow's own (core/graph/check-graph.ts): regexes
- * that could backtrack catastrophically, and an output schema ajv cannot compile.
+ * The check of a graph that needs Node, after the workflow's own (core/graph/check-graph.ts): regexes
+ * that could backtrack catastrophically.
+ * @internal exported for tests
  */
 export function graphRefusals(graph: CompiledGraph): string[] {
   const located: LocatedCondition[] = graphConditions(graph).map(({ condition, path }) => ({
@@ -64,7 +64,5 @@ export function graphRefusals(graph: CompiledGraph): string[] {
     scope: 'termination',
     inAllOf: false,
   }));
-  const unsafe = patternIssues(located, graph.output?.schema).map((i) => GRAPH_CHECK_TEXTS.issue(formatPath(i.path), i.message));
-  const schemaError = graph.output ? outputSchemaError(graph.output.schema) : undefined;
-  return [...unsafe, ...(schemaError ? [GRAPH_CHECK_TEXTS.issue('output.schema', schemaError)] : [])];
+  return patternIssues(located, graph.output?.schema).map((i) => GRAPH_CHECK_TEXTS.issue(formatPath(i.path), i.message));
 }

@@ -10,12 +10,16 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import type { ToolsLogger } from '../tools/log';
 
-/** What stands in for a secret. */
+/**
+ * What stands in for a secret.
+ * @internal exported for tests
+ */
 export const REDACTED = '[redacted]';
 
 /**
  * The shortest value treated as a secret: shorter ones (`local`, `none`) are words that would be cut
  * out of ordinary text, and no real key is this short.
+ * @internal exported for tests
  */
 export const MIN_SECRET_CHARS = 8;
 
@@ -23,7 +27,7 @@ export const MIN_SECRET_CHARS = 8;
 const MAX_DEPTH = 32;
 
 /** The variables whose values are the worker's secrets besides the API keys its policy names. */
-export const SECRET_VARIABLES = ['OPENAI_API_KEY', 'TEMPORAL_API_KEY', 'TROUPE_PAYLOAD_KEY', 'TROUPE_PAYLOAD_OLD_KEYS', 'TROUPE_CODEC_TOKEN'] as const;
+const SECRET_VARIABLES = ['OPENAI_API_KEY', 'TEMPORAL_API_KEY', 'TROUPE_PAYLOAD_KEY', 'TROUPE_PAYLOAD_OLD_KEYS', 'TROUPE_CODEC_TOKEN'] as const;
 
 /** `Bearer <token>` wherever it appears, so a token the worker never listed is still kept out. */
 const BEARER = /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/g;

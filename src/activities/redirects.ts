@@ -2,15 +2,18 @@
  * The fetch of troupe's OpenAI clients: it follows redirects itself, hop by hop, and only to URLs
  * under the base URLs the worker allows, so an allowed endpoint cannot pass the API key on. Node's
  * own fetch keeps the `Authorization` header on a same-origin redirect: `http://host/v1` answering
- * 307 to `http://host/other` would carry the key past the allowed path (README "Which endpoints a
+ * 307 to `http://host/other` would carry the key past the allowed path (docs/deploying.md, "Which endpoints a
  * shared worker allows"; the allowlists are in ./endpoints.ts).
  */
 import { baseUrlAllowed, ENDPOINT_TEXTS, shownUrl, type EndpointPolicy } from './endpoints';
 
 /** The fetch signature the openai package takes (`ClientOptions.fetch`). */
-export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-/** How many redirects one request may follow (Node's fetch follows 20). */
+/**
+ * How many redirects one request may follow (Node's fetch follows 20).
+ * @internal exported for tests
+ */
 export const MAX_REDIRECTS = 5;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -21,6 +24,7 @@ const BODY_HEADERS = ['content-encoding', 'content-language', 'content-location'
  * A redirect troupe did not follow: its target lies outside the allowed base URLs, or there were
  * too many. The message is fixed and `refusal` says which: the openai package sniffs an error's text
  * for "timed out", and a target's path must not turn a refusal into a retried timeout.
+ * @internal exported for tests
  */
 export class RedirectRefusedError extends Error {
   override readonly name = 'RedirectRefusedError';

@@ -12,7 +12,10 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { toolCallInText } from '../core/llm/tool-text';
 
-/** What the follow-up requests say to the model, and the warnings they leave, so tests pin them. */
+/**
+ * What the follow-up requests say to the model, and the warnings they leave, so tests pin them.
+ * @internal exported for tests
+ */
 export const REPLY_TEXTS = {
   callAsText: (tool: string) =>
     `Your reply wrote a call of the tool ${tool} as text, so the tool did not run. To use a tool, call it through ` +
@@ -26,7 +29,7 @@ export const REPLY_TEXTS = {
 } as const;
 
 /** The follow-ups of one activity's replies (each is asked for at most once). */
-export interface ReplyFollowUps {
+interface ReplyFollowUps {
   /**
    * The messages to send next for a reply without tool calls, or undefined when the reply stands.
    * Warnings for what was asked go to `warnings`.

@@ -8,7 +8,7 @@ import type { LlmFailureDetails } from '../core/llm/contract';
 type LlmKind = LlmFailureDetails['kind'];
 
 /** The role setting that sets a call's timeout: the agent's own, or the model defaults' (the judge's model for the judge). */
-export function timeoutSetting(kind: LlmKind, agent: string): string {
+function timeoutSetting(kind: LlmKind, agent: string): string {
   return kind === 'judge' ? 'judge.model.timeout_ms (or model.timeout_ms)' : `agents.${agent}.timeout_ms (or model.timeout_ms)`;
 }
 

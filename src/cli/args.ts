@@ -5,10 +5,10 @@
  */
 import { parseArgs as parseTokens } from 'node:util';
 import { closest } from '../core/config/did-you-mean';
-import { CLI_TEXT } from './texts';
+import { CLI_TEXTS } from './texts';
 
 /** How a flag takes its value. */
-export type FlagKind = 'string' | 'boolean';
+type FlagKind = 'string' | 'boolean';
 
 /** The flags a command accepts, by name without dashes. */
 export type FlagSpec = Readonly<Record<string, FlagKind>>;
@@ -20,7 +20,7 @@ export interface ParsedArgs {
 }
 
 /** Parse outcome: the args, or a usage error message. */
-export type ParseResult = { ok: true; args: ParsedArgs } | { ok: false; error: string };
+type ParseResult = { ok: true; args: ParsedArgs } | { ok: false; error: string };
 
 /** Parse `argv` (the words after the command name) against `spec`. `-h` is `--help` when declared. */
 export function parseArgs(argv: readonly string[], spec: FlagSpec): ParseResult {
@@ -38,16 +38,16 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): ParseResult 
     const kind = Object.prototype.hasOwnProperty.call(spec, token.name) ? spec[token.name] : undefined;
     if (kind === undefined || (token.name === 'help' && token.rawName !== '--help' && token.rawName !== '-h')) {
       const near = closest(token.name, Object.keys(spec));
-      return { ok: false, error: CLI_TEXT.unknownFlag(token.rawName, near ? ` (did you mean "--${near}"?)` : '') };
+      return { ok: false, error: CLI_TEXTS.unknownFlag(token.rawName, near ? ` (did you mean "--${near}"?)` : '') };
     }
     if (kind === 'boolean') {
-      if (token.value !== undefined) return { ok: false, error: CLI_TEXT.flagTakesNoValue(token.name) };
+      if (token.value !== undefined) return { ok: false, error: CLI_TEXTS.flagTakesNoValue(token.name) };
       args.flags[token.name] = true;
       continue;
     }
     // a value that looks like the next flag means the value was forgotten
     if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--'))) {
-      return { ok: false, error: CLI_TEXT.flagNeedsValue(token.name) };
+      return { ok: false, error: CLI_TEXTS.flagNeedsValue(token.name) };
     }
     args.flags[token.name] = token.value;
   }

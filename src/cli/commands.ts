@@ -5,7 +5,7 @@
 import type { FlagSpec, ParsedArgs } from './args';
 
 /** A command module: runs with parsed args, resolves to the exit code. */
-export interface CommandModule {
+interface CommandModule {
   run(args: ParsedArgs): Promise<number>;
 }
 
@@ -48,7 +48,7 @@ function command(
 /** The commands, in help order. */
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   run: command('troupe run <role.yaml> [--task T] [--id ID] [--json] [--detach] [--plugins file]', 'Start a run and follow it to its result (exit 0 completed, 2 other status, 1 errors)', { task: 'string', id: 'string', json: 'boolean', detach: 'boolean', plugins: 'string' }, from('./run')),
-  worker: command('troupe worker [--plugins file] [--tools tools.yaml]', 'Run a worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TROUPE_TASK_QUEUE, OPENAI_*; TROUPE_LOG_LEVEL)', { plugins: 'string', tools: 'string' }, from('./worker'), { min: 0, max: 0 }),
+  worker: command('troupe worker [--plugins file] [--tools tools.yaml] [--deployment-name D --build-id B]', 'Run a worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TROUPE_TASK_QUEUE, OPENAI_*; TROUPE_LOG_LEVEL); with a build, runs it starts are pinned to it (Worker Versioning)', { plugins: 'string', tools: 'string', 'deployment-name': 'string', 'build-id': 'string' }, from('./worker'), { min: 0, max: 0 }),
   dev: command('troupe dev [role.yaml] [--task T] [--tools tools.yaml] [--port 7233] [--ui-port 8233] [--exit]', 'Local dev server + Web UI + worker + an example run (offline model without OPENAI_API_KEY)', { task: 'string', tools: 'string', port: 'string', 'ui-port': 'string', exit: 'boolean' }, from('./dev'), { min: 0, max: 1 }),
   'codec-server': command('troupe codec-server [--port 8888] [--host 127.0.0.1] [--origin URL,…] [--token T]', "Serve the Web UI's remote codec endpoint (/encode, /decode) with TROUPE_PAYLOAD_KEY, so the UI shows encrypted payloads decrypted", { port: 'string', host: 'string', origin: 'string', token: 'string' }, from('./codec-server'), { min: 0, max: 0 }),
   tools: command('troupe tools [role.yaml] --tools <tools.yaml> [--json]', 'List the tools a tools file offers (starts its MCP servers; needs no Temporal server); with a role, mark those its approval.tools gate', { tools: 'string', json: 'boolean' }, from('./tools'), { min: 0, max: 1 }),

@@ -2,9 +2,9 @@
 import { connectClient, isNotFound, runHandle, type RunHandle } from '../client';
 import { ConnectionConfigError, ConnectionFailedError } from '../connection';
 import { err } from './io';
-import { RUN_TEXT } from './run-texts';
+import { CLI_RUN_TEXTS } from './run-texts';
 
-export type Connected = Awaited<ReturnType<typeof connectClient>>;
+type Connected = Awaited<ReturnType<typeof connectClient>>;
 
 /**
  * Connect with the environment's settings (`TEMPORAL_*`, the profile file); on failure print the
@@ -57,7 +57,7 @@ export async function withRun(id: string, body: (handle: RunHandle) => Promise<n
     return await body(runHandle(conn.client, id));
   } catch (e) {
     if (isNotFound(e)) {
-      err(RUN_TEXT.notFound(id));
+      err(CLI_RUN_TEXTS.notFound(id));
       return 1;
     }
     throw e;

@@ -11,13 +11,13 @@ import { SIGNAL_TYPE_RE } from '../core/config/schema';
 import { stringFlag, type ParsedArgs } from './args';
 import { withRun } from './connect';
 import { err, out } from './io';
-import { RUN_TEXT } from './run-texts';
+import { CLI_RUN_TEXTS } from './run-texts';
 
 async function send<K extends SignalName>(args: ParsedArgs, name: K, payload?: SignalInputs[K]): Promise<number> {
   const id = args.positionals[0];
   return withRun(id, async (handle) => {
     await sendSignal(handle, name, payload);
-    out(RUN_TEXT.sent(name, id));
+    out(CLI_RUN_TEXTS.sent(name, id));
     return 0;
   });
 }
@@ -31,10 +31,10 @@ async function targetRequest(handle: RunHandle, decision: DecisionKind, requeste
   const status = await queryStatus(handle);
   const ids = status.pending.map((p) => p.id);
   const id = requested ?? (ids.length === 1 ? ids[0] : undefined);
-  if (requested && !ids.includes(requested)) return { error: RUN_TEXT.notPending(handle.workflowId, requested, ids) };
-  if (id === undefined) return { error: ids.length === 0 ? RUN_TEXT.noPending(handle.workflowId) : RUN_TEXT.choosePending(handle.workflowId, ids) };
+  if (requested && !ids.includes(requested)) return { error: CLI_RUN_TEXTS.notPending(handle.workflowId, requested, ids) };
+  if (id === undefined) return { error: ids.length === 0 ? CLI_RUN_TEXTS.noPending(handle.workflowId) : CLI_RUN_TEXTS.choosePending(handle.workflowId, ids) };
   const kind = status.pending.find((p) => p.id === id)?.kind;
-  if (decision === 'answer' && kind !== undefined && GATE_KINDS.includes(kind)) return { error: RUN_TEXT.answerToGate(handle.workflowId, id, kind) };
+  if (decision === 'answer' && kind !== undefined && GATE_KINDS.includes(kind)) return { error: CLI_RUN_TEXTS.answerToGate(handle.workflowId, id, kind) };
   return { id };
 }
 
@@ -44,7 +44,7 @@ export function defaultDecider(): string {
     return os.userInfo().username;
   } catch {
     // no passwd entry (some containers): the environment may still name the user
-    return process.env.USER || process.env.USERNAME || RUN_TEXT.unknownDecider;
+    return process.env.USER || process.env.USERNAME || CLI_RUN_TEXTS.unknownDecider;
   }
 }
 
@@ -59,7 +59,7 @@ async function decide(args: ParsedArgs, name: 'approve' | 'reject' | 'answer', e
     }
     const payload = Object.fromEntries(Object.entries({ requestId: target.id, ...extra, by }).filter(([, v]) => v !== undefined));
     await sendSignal(handle, name, payload);
-    out(RUN_TEXT.sentDecision(name, target.id, by, id));
+    out(CLI_RUN_TEXTS.sentDecision(name, target.id, by, id));
     return 0;
   });
 }
@@ -73,7 +73,7 @@ export async function cancel(args: ParsedArgs): Promise<number> {
   const id = args.positionals[0];
   return withRun(id, async (handle) => {
     await handle.cancel();
-    out(RUN_TEXT.cancelled(id));
+    out(CLI_RUN_TEXTS.cancelled(id));
     return 0;
   });
 }
@@ -83,7 +83,7 @@ export const approve = (a: ParsedArgs) => decide(a, 'approve', { note: stringFla
 export async function reject(a: ParsedArgs): Promise<number> {
   const reason = stringFlag(a, 'reason');
   if (!reason) {
-    err(RUN_TEXT.needReason);
+    err(CLI_RUN_TEXTS.needReason);
     return 1;
   }
   return decide(a, 'reject', { reason });
@@ -97,7 +97,7 @@ export const message = (a: ParsedArgs) => send(a, 'message', { text: a.positiona
 export async function signal(args: ParsedArgs): Promise<number> {
   const type = args.positionals[1];
   if (!SIGNAL_TYPE_RE.test(type)) {
-    err(RUN_TEXT.badSignalType(type));
+    err(CLI_RUN_TEXTS.badSignalType(type));
     return 1;
   }
   const raw = stringFlag(args, 'payload');
@@ -106,7 +106,7 @@ export async function signal(args: ParsedArgs): Promise<number> {
     try {
       payload = JSON.parse(raw);
     } catch (e) {
-      err(RUN_TEXT.badPayload((e as Error).message));
+      err(CLI_RUN_TEXTS.badPayload((e as Error).message));
       return 1;
     }
   }

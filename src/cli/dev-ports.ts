@@ -6,22 +6,22 @@
 import * as net from 'node:net';
 import { freePort } from '../dev/temporal-server';
 import { stringFlag, type ParsedArgs } from './args';
-import { RUN_TEXT } from './run-texts';
+import { CLI_RUN_TEXTS } from './run-texts';
 
 /** The port each flag defaults to (Temporal's own defaults for `temporal server start-dev`). */
-export const DEV_PORTS = { port: 7233, 'ui-port': 8233 } as const;
+const DEV_PORTS = { port: 7233, 'ui-port': 8233 } as const;
 
 /** A `troupe dev` port flag. */
-export type DevPortFlag = keyof typeof DEV_PORTS;
+type DevPortFlag = keyof typeof DEV_PORTS;
 
 /** The ports to start the dev server with; `port` undefined lets it take a free one. */
-export interface DevPorts {
+interface DevPorts {
   port?: number;
   uiPort: number;
 }
 
 /** Why nothing can listen on 127.0.0.1:`port` now (`EADDRINUSE`, `EACCES`, …), or undefined when it can. */
-export function portProblem(port: number): Promise<string | undefined> {
+function portProblem(port: number): Promise<string | undefined> {
   return new Promise((resolve) => {
     const s = net.createServer();
     s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
@@ -45,12 +45,12 @@ export async function devPorts(args: ParsedArgs, defaults: Readonly<Record<DevPo
     const raw = stringFlag(args, flag);
     if (raw === undefined) continue;
     const port = parsePort(raw);
-    if (port === undefined) return { error: RUN_TEXT.devBadPort(flag, raw) };
+    if (port === undefined) return { error: CLI_RUN_TEXTS.devBadPort(flag, raw) };
     const problem = await portProblem(port);
-    if (problem) return { error: RUN_TEXT.devPortUnavailable(port, flag, problem) };
+    if (problem) return { error: CLI_RUN_TEXTS.devPortUnavailable(port, flag, problem) };
     given[flag] = port;
   }
-  if (given.port !== undefined && given.port === given['ui-port']) return { error: RUN_TEXT.devSamePort(given.port) };
+  if (given.port !== undefined && given.port === given['ui-port']) return { error: CLI_RUN_TEXTS.devSamePort(given.port) };
   // a default is used when it is free and not the port the other flag gave
   const usable = async (flag: DevPortFlag, other?: number) =>
     defaults[flag] !== other && (await portProblem(defaults[flag])) === undefined ? defaults[flag] : undefined;

@@ -21,13 +21,13 @@ import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
 import { createFollowView, followMode } from './follow-view';
 import { exitCodeOf, printResult } from './run';
-import { RUN_TEXT } from './run-texts';
+import { CLI_RUN_TEXTS } from './run-texts';
 import { devPorts } from './dev-ports';
 import { installWorkerLogger, logLevelFromEnv } from './worker-log';
 
-export const DEMO_FILE = path.resolve(__dirname, '..', '..', 'examples', 'review-loop.yaml');
+const DEMO_FILE = path.resolve(__dirname, '..', '..', 'examples', 'review-loop.yaml');
 
-const DEV_TEXT = {
+const CLI_DEV_TEXTS = {
   banner: 'troupe dev — local Temporal dev server + worker + an example run',
   server: (address: string, ui?: string) => `Temporal dev server at ${address}${ui ? `, Web UI at ${ui}` : ''}`,
   offline: (url: string) =>
@@ -70,7 +70,7 @@ export async function run(args: ParsedArgs): Promise<number> {
   const graph = loaded.graph;
   const task = stringFlag(args, 'task') ?? graph.task ?? 'Write a short essay on why the sky is blue.';
 
-  out(DEV_TEXT.banner);
+  out(CLI_DEV_TEXTS.banner);
   installWorkerLogger(logLevel);
   const { port, uiPort } = ports;
   // with a payload key, the UI reads payloads through a codec server that allows only its origin
@@ -90,17 +90,17 @@ export async function run(args: ParsedArgs): Promise<number> {
   });
   const cleanups: Array<() => Promise<unknown>> = [() => server.stop(), async () => tools?.close(), async () => codecServer?.close()];
   try {
-    out(DEV_TEXT.server(server.address, server.uiUrl));
-    if (codec && codecServer) out(DEV_TEXT.encrypted(codec.keyIds[0], codecServer.url));
+    out(CLI_DEV_TEXTS.server(server.address, server.uiUrl));
+    if (codec && codecServer) out(CLI_DEV_TEXTS.encrypted(codec.keyIds[0], codecServer.url));
     process.env.TEMPORAL_ADDRESS = server.address;
     let baseUrl: string | undefined;
     if (!process.env.OPENAI_API_KEY) {
       const model = await startOfflineModel();
       cleanups.unshift(() => model.close());
       baseUrl = model.url;
-      out(DEV_TEXT.offline(model.url));
+      out(CLI_DEV_TEXTS.offline(model.url));
     } else {
-      out(DEV_TEXT.realModel(process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1'));
+      out(CLI_DEV_TEXTS.realModel(process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1'));
     }
     // one person owns both the role files and this worker, so the roles' own endpoints and key variables are honoured
     const llm = { ...(baseUrl ? { baseUrl } : {}), trustRoleEndpoints: true };
@@ -115,10 +115,10 @@ export async function run(args: ParsedArgs): Promise<number> {
 
     const conn = await connectClient(local);
     cleanups.unshift(() => conn.close());
-    out(DEV_TEXT.running(file, task));
+    out(CLI_DEV_TEXTS.running(file, task));
     const handle = await startRun(conn.client, { role: graph, task, taskQueue: conn.settings.taskQueue });
-    out(RUN_TEXT.started(handle.workflowId, conn.settings.taskQueue));
-    if (server.uiUrl) out(RUN_TEXT.uiLink(server.uiUrl, server.namespace, handle.workflowId));
+    out(CLI_RUN_TEXTS.started(handle.workflowId, conn.settings.taskQueue));
+    if (server.uiUrl) out(CLI_RUN_TEXTS.uiLink(server.uiUrl, server.namespace, handle.workflowId));
     const view = createFollowView(handle.workflowId, followMode(false, process.stdout), { out, err, stream: process.stdout });
     const result = await followRun(handle, (e) => view.onEvent(e)).catch((e: unknown) => {
       view.close();
@@ -127,11 +127,11 @@ export async function run(args: ParsedArgs): Promise<number> {
     view.close(result);
     printResult(result, out);
     out('');
-    if (server.uiUrl) out(RUN_TEXT.uiLink(server.uiUrl, server.namespace, handle.workflowId));
+    if (server.uiUrl) out(CLI_RUN_TEXTS.uiLink(server.uiUrl, server.namespace, handle.workflowId));
     const code = exitCodeOf(result);
     if (booleanFlag(args, 'exit') || !process.stdout.isTTY) return code;
-    out(DEV_TEXT.keepAlive);
-    out(DEV_TEXT.otherShell(server.address));
+    out(CLI_DEV_TEXTS.keepAlive);
+    out(CLI_DEV_TEXTS.otherShell(server.address));
     await new Promise<void>((resolve) => {
       process.once('SIGINT', () => resolve());
       process.once('SIGTERM', () => resolve());

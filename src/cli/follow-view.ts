@@ -7,16 +7,16 @@
  */
 import type { FollowEvent } from '../follow';
 import type { RunResult } from '../core/ending/result';
-import { LIVE_TEXT } from './live-texts';
+import { CLI_LIVE_TEXTS } from './live-texts';
 import { applyFollowEvent, newLiveModel, type LiveModel } from './live-model';
 import { renderLive } from './live-view';
 import { eventLines, stampLines } from './plain-lines';
 
 /** How a follow is shown. */
-export type FollowMode = 'live' | 'plain' | 'json';
+type FollowMode = 'live' | 'plain' | 'json';
 
 /** How often the live view redraws between events, so elapsed times tick. */
-export const TICK_MS = 1_000;
+const TICK_MS = 1_000;
 
 /** The mode for this output: `--json`, else `TROUPE_PROGRESS`, else live on a terminal (not in CI). */
 export function followMode(json: boolean, stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): FollowMode {
@@ -26,14 +26,14 @@ export function followMode(json: boolean, stream: { isTTY?: boolean }, env: Node
 }
 
 /** A follow's presentation. */
-export interface FollowView {
+interface FollowView {
   onEvent(e: FollowEvent): void;
   /** Stop drawing (the last frame stays); with the result, a plain follow prints its end line. */
   close(result?: RunResult): void;
 }
 
 /** Where a view writes. */
-export interface ViewOutput {
+interface ViewOutput {
   /** Whole lines to stdout. */
   out(line: string): void;
   /** Whole lines to stderr. */
@@ -58,7 +58,7 @@ function plainView(id: string, o: ViewOutput, now: () => number, json: boolean):
       if (e.kind === 'started') runs += 1;
     },
     close(result) {
-      if (result && !json) for (const l of stampLines([LIVE_TEXT.ended(result.status, result.reason)], now())) o.out(l);
+      if (result && !json) for (const l of stampLines([CLI_LIVE_TEXTS.ended(result.status, result.reason)], now())) o.out(l);
     },
   };
 }

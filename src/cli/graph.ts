@@ -8,7 +8,7 @@ import { loadRoleFile } from '../config-file';
 import { stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
 import { loadPlugins } from './plugins';
-import { CLI_TEXT } from './texts';
+import { CLI_TEXTS } from './texts';
 
 function isFormat(f: string): f is GraphFormat {
   return (GRAPH_FORMATS as readonly string[]).includes(f);
@@ -18,7 +18,7 @@ function isFormat(f: string): f is GraphFormat {
 export async function run(args: ParsedArgs): Promise<number> {
   const format = stringFlag(args, 'format') ?? 'mermaid';
   if (!isFormat(format)) {
-    err(CLI_TEXT.badFormat(format, GRAPH_FORMATS));
+    err(CLI_TEXTS.badFormat(format, GRAPH_FORMATS));
     return 1;
   }
   const pluginError = loadPlugins(stringFlag(args, 'plugins'));
@@ -29,9 +29,9 @@ export async function run(args: ParsedArgs): Promise<number> {
   const file = args.positionals[0];
   const r = loadRoleFile(file);
   for (const e of r.errors) err(formatIssue(e));
-  for (const w of r.warnings) err(CLI_TEXT.warning(formatIssue(w)));
+  for (const w of r.warnings) err(CLI_TEXTS.warning(formatIssue(w)));
   if (r.errors.length || !r.graph) {
-    err(CLI_TEXT.invalid(file, r.found.errors, r.found.warnings));
+    err(CLI_TEXTS.invalid(file, r.found.errors, r.found.warnings));
     return 1;
   }
   out(renderGraph(r.graph, format));

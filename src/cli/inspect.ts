@@ -11,7 +11,7 @@ import { booleanFlag, type ParsedArgs } from './args';
 import { withRun } from './connect';
 import { out } from './io';
 import { exitCodeOf, followAndPrint, printResult } from './run';
-import { RUN_TEXT } from './run-texts';
+import { CLI_RUN_TEXTS } from './run-texts';
 
 function printStatus(s: RunStatusView): void {
   out(`run ${s.workflowId}: ${s.phase}${s.final ? ` — ${statusAndReason(s.final)}` : ''}`);
@@ -22,11 +22,11 @@ function printStatus(s: RunStatusView): void {
   const u = s.usage;
   out(`usage: ${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out), $${u.costUsd.toFixed(4)}, ${u.agentCalls} agent calls, ${u.judgeCalls} judge calls${u.toolCalls ? `, ${u.toolCalls.total} tool calls` : ''}`);
   if (s.goal) out(`goal: ${s.goal.status}, turn ${s.goal.turnCount}/${s.goal.maxTurns}, ${(s.goal.elapsedMs / 1000).toFixed(0)}s`);
-  if (s.phase === 'paused') out(RUN_TEXT.paused(s.workflowId, s.pause?.reason).trim());
-  for (const r of s.pending) out(RUN_TEXT.awaiting(s.workflowId, r));
-  for (const d of s.decisions ?? []) out(RUN_TEXT.decision(d));
+  if (s.phase === 'paused') out(CLI_RUN_TEXTS.paused(s.workflowId, s.pause?.reason).trim());
+  for (const r of s.pending) out(CLI_RUN_TEXTS.awaiting(s.workflowId, r));
+  for (const d of s.decisions ?? []) out(CLI_RUN_TEXTS.decision(d));
   for (const [agent, r] of Object.entries(s.latest)) out(`  ${agent} ×${r.count} #${r.hash}: ${r.preview.replace(/\s+/g, ' ').slice(0, 100)}`);
-  for (const w of s.warnings) out(RUN_TEXT.warning(w));
+  for (const w of s.warnings) out(CLI_RUN_TEXTS.warning(w));
 }
 
 /** `troupe status` (`--watch`: follow the run to its end, exit as `troupe run` does). */
@@ -56,9 +56,9 @@ export async function result(args: ParsedArgs): Promise<number> {
  */
 async function noStepsLine(handle: RunHandle): Promise<string> {
   const { final } = await queryStatus(handle);
-  if (final) return RUN_TEXT.noStepsRecorded(handle.workflowId, statusAndReason(final));
+  if (final) return CLI_RUN_TEXTS.noStepsRecorded(handle.workflowId, statusAndReason(final));
   const { status } = await handle.describe();
-  return status.name === 'RUNNING' ? RUN_TEXT.noStepsYet(handle.workflowId) : RUN_TEXT.noStepsRecorded(handle.workflowId, RUN_TEXT.workflowClosed(status.name));
+  return status.name === 'RUNNING' ? CLI_RUN_TEXTS.noStepsYet(handle.workflowId) : CLI_RUN_TEXTS.noStepsRecorded(handle.workflowId, CLI_RUN_TEXTS.workflowClosed(status.name));
 }
 
 /** `troupe transcript`. */
@@ -75,11 +75,11 @@ export async function transcript(args: ParsedArgs): Promise<number> {
     }
     for (const s of steps) {
       if (s.decision) {
-        out(RUN_TEXT.decision(s.decision).trim());
+        out(CLI_RUN_TEXTS.decision(s.decision).trim());
         continue;
       }
       out(`#${s.step} [round ${s.round} · wave ${s.wave}] ${s.agent}${s.kind && s.kind !== 'agent' ? ` (${s.kind})` : ''} #${s.hash} ${s.promptTokens}+${s.completionTokens} tok`);
-      for (const t of s.tools ?? []) out(RUN_TEXT.toolCall(t));
+      for (const t of s.tools ?? []) out(CLI_RUN_TEXTS.toolCall(t));
       out(s.text.split('\n').map((l) => `    ${l}`).join('\n'));
     }
     return 0;

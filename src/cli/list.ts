@@ -10,7 +10,7 @@ import { connectOrExplain } from './connect';
 import { err, out } from './io';
 
 /** Texts of `troupe list`, so tests pin them. */
-export const LIST_TEXT = {
+const CLI_LIST_TEXTS = {
   badStatus: (s: string) => `--status must be ${RUNNING_STATUS} or one of ${RUN_STATUSES.join(', ')} (got "${s}")`,
   badLimit: (s: string) => `--limit must be a whole number from 1 to 1000 (got "${s}")`,
   none: 'no runs match',
@@ -23,13 +23,13 @@ export const LIST_TEXT = {
 export async function run(args: ParsedArgs): Promise<number> {
   const status = stringFlag(args, 'status');
   if (status !== undefined && status !== RUNNING_STATUS && !(RUN_STATUSES as readonly string[]).includes(status)) {
-    err(LIST_TEXT.badStatus(status));
+    err(CLI_LIST_TEXTS.badStatus(status));
     return 1;
   }
   const limitText = stringFlag(args, 'limit') ?? '50';
   const limit = Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-    err(LIST_TEXT.badLimit(limitText));
+    err(CLI_LIST_TEXTS.badLimit(limitText));
     return 1;
   }
   const graph = stringFlag(args, 'graph');
@@ -46,8 +46,8 @@ export async function run(args: ParsedArgs): Promise<number> {
       out(JSON.stringify(list.runs));
       return 0;
     }
-    if (!list.indexed) err(LIST_TEXT.memoFallback);
-    if (list.runs.length === 0) out(LIST_TEXT.none);
+    if (!list.indexed) err(CLI_LIST_TEXTS.memoFallback);
+    if (list.runs.length === 0) out(CLI_LIST_TEXTS.none);
     else out(table(list.runs));
     return 0;
   } finally {
@@ -58,7 +58,7 @@ export async function run(args: ParsedArgs): Promise<number> {
 /** The runs as aligned columns. */
 function table(runs: RunListing[]): string {
   const rows = runs.map((r) => [r.workflowId, r.graph ?? '', r.status, r.reason ?? '', r.waiting ? 'yes' : '', r.startTime.replace('T', ' ').slice(0, 19)]);
-  const all = [[...LIST_TEXT.header], ...rows];
-  const widths = LIST_TEXT.header.map((_, i) => Math.max(...all.map((row) => row[i].length)));
+  const all = [[...CLI_LIST_TEXTS.header], ...rows];
+  const widths = CLI_LIST_TEXTS.header.map((_, i) => Math.max(...all.map((row) => row[i].length)));
   return all.map((row) => row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
 }

@@ -10,7 +10,7 @@ import type { DecisionRecord } from '../core/humans/requests';
 import type { TranscriptStep } from '../core/state/state';
 
 /** How many recent warnings, decisions and steps the view keeps. */
-export const RECENT = 3;
+const RECENT = 3;
 
 /** The live view's state. */
 export interface LiveModel {

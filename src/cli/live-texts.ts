@@ -13,13 +13,16 @@ export function formatElapsed(ms: number): string {
   return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
 }
 
-/** `12:04:31`: the local time of a plain line. */
+/**
+ * `12:04:31`: the local time of a plain line.
+ * @internal exported for tests
+ */
 export function clockTime(ms: number): string {
   const d = new Date(ms);
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }
 
-export const LIVE_TEXT = {
+export const CLI_LIVE_TEXTS = {
   header: (id: string, graph: string | undefined, phase: string, elapsed: string) =>
     `troupe · ${id}${graph ? ` (${graph})` : ''} · ${phase} · ${elapsed}`,
   starting: '  waiting for the run to start…',

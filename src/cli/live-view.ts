@@ -5,12 +5,12 @@
  * exact commands that answer them, and recent decisions, warnings and steps. Pure: the terminal
  * driver (`follow-view.ts`) redraws it in place.
  */
-import { formatElapsed, LIVE_TEXT } from './live-texts';
+import { formatElapsed, CLI_LIVE_TEXTS } from './live-texts';
 import type { LiveModel } from './live-model';
-import { RUN_TEXT } from './run-texts';
+import { CLI_RUN_TEXTS } from './run-texts';
 
 /** Size of the terminal the frame must fit. */
-export interface FrameSize {
+interface FrameSize {
   columns: number;
   rows: number;
 }
@@ -31,26 +31,29 @@ function activeNow(model: LiveModel, now: number): number {
 function stepLine(model: LiveModel): string | undefined {
   const s = model.steps[model.steps.length - 1];
   if (!s) return undefined;
-  return LIVE_TEXT.last(RUN_TEXT.step(s.round, s.wave, s.agent, s.promptTokens + s.completionTokens, s.hash, s.text.replace(/\s+/g, ' ').slice(0, 100)));
+  return CLI_LIVE_TEXTS.last(CLI_RUN_TEXTS.step(s.round, s.wave, s.agent, s.promptTokens + s.completionTokens, s.hash, s.text.replace(/\s+/g, ' ').slice(0, 100)));
 }
 
-/** The lines of the frame, before fitting. */
+/**
+ * The lines of the frame, before fitting.
+ * @internal exported for tests
+ */
 export function liveLines(model: LiveModel, now: number): string[] {
   const s = model.status;
-  const lines = [LIVE_TEXT.header(model.id, model.graphName, s?.phase ?? 'starting', formatElapsed(activeNow(model, now)))];
-  if (!s) return [...lines, LIVE_TEXT.starting];
-  lines.push(LIVE_TEXT.position(s.round, s.wave, s.steps, model.runs));
-  for (const [agent, since] of Object.entries(model.agents)) lines.push(LIVE_TEXT.agent(agent, formatElapsed(now - since)));
-  for (const t of Object.values(model.tools)) lines.push(LIVE_TEXT.tool(t.label, formatElapsed(now - t.since)));
-  if (s.inFlight.length === 0 && s.frontier.length > 0 && s.phase !== 'finished') lines.push(LIVE_TEXT.nextWave(s.frontier));
-  for (const [group, n] of Object.entries(s.iterations)) lines.push(LIVE_TEXT.loop(group, n, model.cap));
+  const lines = [CLI_LIVE_TEXTS.header(model.id, model.graphName, s?.phase ?? 'starting', formatElapsed(activeNow(model, now)))];
+  if (!s) return [...lines, CLI_LIVE_TEXTS.starting];
+  lines.push(CLI_LIVE_TEXTS.position(s.round, s.wave, s.steps, model.runs));
+  for (const [agent, since] of Object.entries(model.agents)) lines.push(CLI_LIVE_TEXTS.agent(agent, formatElapsed(now - since)));
+  for (const t of Object.values(model.tools)) lines.push(CLI_LIVE_TEXTS.tool(t.label, formatElapsed(now - t.since)));
+  if (s.inFlight.length === 0 && s.frontier.length > 0 && s.phase !== 'finished') lines.push(CLI_LIVE_TEXTS.nextWave(s.frontier));
+  for (const [group, n] of Object.entries(s.iterations)) lines.push(CLI_LIVE_TEXTS.loop(group, n, model.cap));
   const u = s.usage;
-  lines.push(LIVE_TEXT.usage(u.totalTokens, u.costUsd, u.agentCalls, u.toolCalls?.total ?? 0));
-  if (s.goal) lines.push(LIVE_TEXT.goal(s.goal.status, s.goal.turnCount, s.goal.maxTurns));
-  if (s.phase === 'paused') lines.push(RUN_TEXT.paused(model.id, s.pause?.reason));
-  for (const r of s.pending) lines.push(...RUN_TEXT.awaiting(model.id, r).split('\n'));
-  for (const d of model.decisions) lines.push(RUN_TEXT.decision(d));
-  for (const w of model.warnings) lines.push(RUN_TEXT.warning(w));
+  lines.push(CLI_LIVE_TEXTS.usage(u.totalTokens, u.costUsd, u.agentCalls, u.toolCalls?.total ?? 0));
+  if (s.goal) lines.push(CLI_LIVE_TEXTS.goal(s.goal.status, s.goal.turnCount, s.goal.maxTurns));
+  if (s.phase === 'paused') lines.push(CLI_RUN_TEXTS.paused(model.id, s.pause?.reason));
+  for (const r of s.pending) lines.push(...CLI_RUN_TEXTS.awaiting(model.id, r).split('\n'));
+  for (const d of model.decisions) lines.push(CLI_RUN_TEXTS.decision(d));
+  for (const w of model.warnings) lines.push(CLI_RUN_TEXTS.warning(w));
   const last = stepLine(model);
   if (last) lines.push(last);
   return lines;
@@ -63,6 +66,6 @@ export function liveLines(model: LiveModel, now: number): string[] {
 export function renderLive(model: LiveModel, now: number, size: FrameSize): string {
   const lines = liveLines(model, now);
   const room = Math.max(2, size.rows - 1);
-  const shown = lines.length <= room ? lines : [...lines.slice(0, room - 1), LIVE_TEXT.more(lines.length - room + 1)];
+  const shown = lines.length <= room ? lines : [...lines.slice(0, room - 1), CLI_LIVE_TEXTS.more(lines.length - room + 1)];
   return shown.map((l) => fit(l, Math.max(10, size.columns - 1))).join('\n');
 }

@@ -7,7 +7,7 @@ import { parseArgs, type FlagSpec } from './args';
 import { COMMANDS } from './commands';
 import { commandHelp, helpText } from './help';
 import { err, out } from './io';
-import { CLI_TEXT } from './texts';
+import { CLI_TEXTS } from './texts';
 import { didYouMean } from '../core/config/did-you-mean';
 
 /** Run the CLI with `argv` (without `node` and the script). Resolves to the exit code. */
@@ -21,15 +21,15 @@ export async function main(argv: string[]): Promise<number> {
   // own rows only: `constructor` or `__proto__` must be unknown commands, not Object's members
   const spec = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!spec) {
-    err(CLI_TEXT.unknownCommand(name, didYouMean(name, Object.keys(COMMANDS))));
-    err(CLI_TEXT.seeHelp);
+    err(CLI_TEXTS.unknownCommand(name, didYouMean(name, Object.keys(COMMANDS))));
+    err(CLI_TEXTS.seeHelp);
     return 1;
   }
   const flags: FlagSpec = { ...spec.flags, help: 'boolean' };
   const parsed = parseArgs(rest, flags);
   const usageError = (message: string): number => {
-    err(CLI_TEXT.commandFailed(name, message));
-    err(CLI_TEXT.usageLine(spec.usage));
+    err(CLI_TEXTS.commandFailed(name, message));
+    err(CLI_TEXTS.usageLine(spec.usage));
     return 1;
   };
   if (!parsed.ok) return usageError(parsed.error);
@@ -39,13 +39,13 @@ export async function main(argv: string[]): Promise<number> {
   }
   const n = parsed.args.positionals.length;
   if (n < spec.positionals.min || n > spec.positionals.max) {
-    return usageError(CLI_TEXT.positionals(spec.positionals.min, spec.positionals.max, n));
+    return usageError(CLI_TEXTS.positionals(spec.positionals.min, spec.positionals.max, n));
   }
   try {
     const command = await spec.load();
     return await command.run(parsed.args);
   } catch (e) {
-    err(CLI_TEXT.commandFailed(name, e instanceof Error ? e.message : String(e)));
+    err(CLI_TEXTS.commandFailed(name, e instanceof Error ? e.message : String(e)));
     return 1;
   }
 }

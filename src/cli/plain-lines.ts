@@ -3,8 +3,8 @@
  * call, wait, decision and warning, with no escape codes. Pure: the time is passed in.
  */
 import type { FollowEvent } from '../follow';
-import { LIVE_TEXT } from './live-texts';
-import { RUN_TEXT } from './run-texts';
+import { CLI_LIVE_TEXTS } from './live-texts';
+import { CLI_RUN_TEXTS } from './run-texts';
 
 /**
  * The lines of one event, unstamped. `runsBefore` counts the runs of the chain already seen, so a
@@ -16,22 +16,22 @@ export function eventLines(id: string, e: FollowEvent, runsBefore = 0): string[]
     case 'step': {
       const s = e.step;
       const preview = s.text.replace(/\s+/g, ' ').slice(0, 100);
-      return [RUN_TEXT.step(s.round, s.wave, s.agent, s.promptTokens + s.completionTokens, s.hash, preview), ...(s.tools ?? []).map((t) => RUN_TEXT.toolCall(t))];
+      return [CLI_RUN_TEXTS.step(s.round, s.wave, s.agent, s.promptTokens + s.completionTokens, s.hash, preview), ...(s.tools ?? []).map((t) => CLI_RUN_TEXTS.toolCall(t))];
     }
     case 'phase': {
       const st = e.status;
-      if (st.phase === 'awaiting_human') return st.pending.map((r) => RUN_TEXT.awaiting(id, r));
-      if (st.phase === 'paused') return [RUN_TEXT.paused(id, st.pause?.reason)];
+      if (st.phase === 'awaiting_human') return st.pending.map((r) => CLI_RUN_TEXTS.awaiting(id, r));
+      if (st.phase === 'paused') return [CLI_RUN_TEXTS.paused(id, st.pause?.reason)];
       return [];
     }
     case 'warning':
-      return [RUN_TEXT.warning(e.text)];
+      return [CLI_RUN_TEXTS.warning(e.text)];
     case 'decision':
-      return [RUN_TEXT.decision(e.decision)];
+      return [CLI_RUN_TEXTS.decision(e.decision)];
     case 'tool':
-      return e.state === 'started' ? [LIVE_TEXT.toolStarted(e.label)] : [];
+      return e.state === 'started' ? [CLI_LIVE_TEXTS.toolStarted(e.label)] : [];
     case 'started':
-      return runsBefore > 0 ? [LIVE_TEXT.continued(e.runId)] : [];
+      return runsBefore > 0 ? [CLI_LIVE_TEXTS.continued(e.runId)] : [];
     case 'status':
     case 'call':
       return [];
@@ -44,5 +44,5 @@ export function eventLines(id: string, e: FollowEvent, runsBefore = 0): string[]
 
 /** Prefix every line (each line of a multi-line text too) with the local time `at`. */
 export function stampLines(lines: string[], at: number): string[] {
-  return lines.flatMap((l) => l.split('\n')).map((l) => LIVE_TEXT.stamped(at, l));
+  return lines.flatMap((l) => l.split('\n')).map((l) => CLI_LIVE_TEXTS.stamped(at, l));
 }

@@ -14,7 +14,7 @@ function toolCallOf(r: PendingRequest): { tool: string; arguments: string } | un
 
 const DECIDED = { approve: 'approved', reject: 'rejected', answer: 'answered' } as const;
 
-export const RUN_TEXT = {
+export const CLI_RUN_TEXTS = {
   noTask: (file: string) => `no task: pass --task "..." or set task: in ${file}`,
   started: (id: string, queue: string) => `started run ${id} on task queue ${queue}`,
   detached: (id: string) => `follow it with: troupe status ${id}  ·  troupe result ${id}`,
@@ -48,8 +48,9 @@ export const RUN_TEXT = {
   /** A human's decision: which request, what, who and when (status, transcript, follow lines). */
   decision: (d: DecisionRecord) =>
     `  ${d.kind === 'reject' ? '✗' : '✓'} ${d.requestId} (${d.request})${d.agent ? ` ${d.agent}` : ''} ${DECIDED[d.kind]} by ${d.by ?? 'an unnamed sender'} at ${d.at}${d.text ? ` — ${d.text.replace(/\s+/g, ' ').slice(0, 100)}` : ''}`,
-  workerStarted: (address: string, namespace: string, queue: string) =>
-    `troupe worker polling task queue "${queue}" on ${address} (namespace ${namespace}); Ctrl+C to stop`,
+  workerStarted: (address: string, namespace: string, queue: string, build?: { deploymentName: string; buildId: string }) =>
+    `troupe worker polling task queue "${queue}" on ${address} (namespace ${namespace})` +
+    `${build ? `, build ${build.buildId} of deployment ${build.deploymentName} (runs it starts are pinned to it)` : ''}; Ctrl+C to stop`,
   badLogLevel: (variable: string, value: string, levels: readonly string[]) =>
     `${variable} must be one of ${levels.join(', ')} (any case), not "${value}"`,
   /** The worker's log lines (`worker-log.ts`): `12:04:31 WARN activity callAgent failed (attempt 1, workflow w): why`. */

@@ -5,7 +5,7 @@
  * Exit 0 when completed, 2 for any other final status, 1 for config, usage or connection errors,
  * 130 when Ctrl+C stops following (the run goes on).
  */
-import { followRun, startRun, type FollowEvent, type RunHandle } from '../client';
+import { followRun, startRun, type RunHandle } from '../client';
 import { formatIssue } from '../core/config/issues';
 import type { RunResult } from '../core/ending/result';
 import { finalLine } from '../core/ending/final-line';
@@ -15,19 +15,13 @@ import { err, out } from './io';
 import { connectOrExplain } from './connect';
 import { loadPlugins } from './plugins';
 import { createFollowView, followMode } from './follow-view';
-import { INTERRUPTED_EXIT_CODE, LIVE_TEXT } from './live-texts';
-import { eventLines } from './plain-lines';
-import { RUN_TEXT } from './run-texts';
-import { CLI_TEXT } from './texts';
+import { INTERRUPTED_EXIT_CODE, CLI_LIVE_TEXTS } from './live-texts';
+import { CLI_RUN_TEXTS } from './run-texts';
+import { CLI_TEXTS } from './texts';
 
 /** Exit code of a finished run. */
 export function exitCodeOf(result: RunResult): number {
   return result.status === 'completed' && result.outputValid !== false ? 0 : 2;
-}
-
-/** Print one follow event for a human, without a timestamp (`plain-lines.ts`). */
-export function printEvent(id: string, e: FollowEvent, write: (s: string) => void): void {
-  for (const line of eventLines(id, e)) write(line);
 }
 
 /**
@@ -46,7 +40,7 @@ export async function followAndPrint(handle: RunHandle, json: boolean): Promise<
   } catch (e) {
     view.close();
     if (!interrupt.signal.aborted) throw e;
-    err(LIVE_TEXT.interrupted(id));
+    err(CLI_LIVE_TEXTS.interrupted(id));
     return INTERRUPTED_EXIT_CODE;
   } finally {
     process.off('SIGINT', onSigint);
@@ -84,11 +78,11 @@ export async function run(args: ParsedArgs): Promise<number> {
   const loaded = loadRoleFile(file);
   for (const e of loaded.errors) err(formatIssue(e));
   if (loaded.errors.length > 0 || !loaded.graph) return 1;
-  for (const w of loaded.warnings) err(CLI_TEXT.warning(formatIssue(w)));
+  for (const w of loaded.warnings) err(CLI_TEXTS.warning(formatIssue(w)));
   const graph = loaded.graph;
   const task = stringFlag(args, 'task') ?? graph.task;
   if (!task) {
-    err(RUN_TEXT.noTask(file));
+    err(CLI_RUN_TEXTS.noTask(file));
     return 1;
   }
 
@@ -101,11 +95,11 @@ export async function run(args: ParsedArgs): Promise<number> {
       workflowId: stringFlag(args, 'id'),
       taskQueue: conn.settings.taskQueue,
     });
-    say(RUN_TEXT.started(handle.workflowId, conn.settings.taskQueue));
-    if (process.env.TROUPE_UI_URL) say(RUN_TEXT.uiLink(process.env.TROUPE_UI_URL, conn.settings.namespace, handle.workflowId));
+    say(CLI_RUN_TEXTS.started(handle.workflowId, conn.settings.taskQueue));
+    if (process.env.TROUPE_UI_URL) say(CLI_RUN_TEXTS.uiLink(process.env.TROUPE_UI_URL, conn.settings.namespace, handle.workflowId));
     if (booleanFlag(args, 'detach')) {
       if (json) out(JSON.stringify({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId }));
-      else out(RUN_TEXT.detached(handle.workflowId));
+      else out(CLI_RUN_TEXTS.detached(handle.workflowId));
       return 0;
     }
     return await followAndPrint(handle, json);

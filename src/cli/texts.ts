@@ -1,7 +1,7 @@
 /** User-visible texts of the CLI dispatcher and the validate/graph/help commands. */
 import { plural } from '../core/text/format';
 
-export const CLI_TEXT = {
+export const CLI_TEXTS = {
   unknownFlag: (flag: string, hint: string) => `unknown flag ${flag}${hint}`,
   flagTakesNoValue: (name: string) => `--${name} does not take a value`,
   flagNeedsValue: (name: string) => `--${name} needs a value`,

@@ -13,8 +13,11 @@ import { listToolsFile, type ToolListing } from '../tools/list';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
 
-/** The command's texts, so tests can pin them. */
-export const TOOLS_CLI_TEXT = {
+/**
+ * The command's texts, so tests can pin them.
+ * @internal exported for tests
+ */
+export const CLI_TOOLS_TEXTS = {
   needsFile: 'troupe tools: --tools <tools.yaml> is required',
   header: (tool: ToolListing, gated: boolean) => `${tool.name}  (${tool.yamlName}, ${tool.source})${gated ? '  [needs approval]' : ''}`,
   description: (text: string) => `    ${text}`,
@@ -27,14 +30,14 @@ export const TOOLS_CLI_TEXT = {
 } as const;
 
 /** One line of top-level parameters: `path (string, required), head (number)`. */
-export function parameterSummary(schema: Record<string, unknown>): string {
+function parameterSummary(schema: Record<string, unknown>): string {
   const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const parts = Object.entries(properties).map(([key, p]) => {
     const type = Array.isArray(p?.type) ? p.type.join('|') : typeof p?.type === 'string' ? p.type : 'any';
     return `${key} (${type}${required.has(key) ? ', required' : ''})`;
   });
-  return parts.length > 0 ? parts.join(', ') : TOOLS_CLI_TEXT.noParameters;
+  return parts.length > 0 ? parts.join(', ') : CLI_TOOLS_TEXTS.noParameters;
 }
 
 /** The servers' own chatter stays out of the listing; their warnings go to stderr. */
@@ -44,7 +47,7 @@ const cliLogger: ToolsLogger = { info: () => undefined, warn: err, error: err };
 export async function run(args: ParsedArgs): Promise<number> {
   const file = stringFlag(args, 'tools');
   if (!file) {
-    err(TOOLS_CLI_TEXT.needsFile);
+    err(CLI_TOOLS_TEXTS.needsFile);
     return 1;
   }
   const json = booleanFlag(args, 'json');
@@ -54,7 +57,7 @@ export async function run(args: ParsedArgs): Promise<number> {
     if (json) out(JSON.stringify({ file: roleFile, valid: false, errors: role.errors }));
     else {
       for (const e of role.errors) out(formatIssue(e));
-      out(TOOLS_CLI_TEXT.invalid(roleFile, role.errors.length));
+      out(CLI_TOOLS_TEXTS.invalid(roleFile, role.errors.length));
     }
     return 1;
   }
@@ -67,15 +70,15 @@ export async function run(args: ParsedArgs): Promise<number> {
   }
   if (!r.tools) {
     for (const e of r.errors) out(formatIssue(e));
-    out(TOOLS_CLI_TEXT.invalid(file, r.errors.length));
+    out(CLI_TOOLS_TEXTS.invalid(file, r.errors.length));
     return 1;
   }
   for (const t of r.tools) {
-    out(TOOLS_CLI_TEXT.header(t, gated(t)));
-    if (t.description) out(TOOLS_CLI_TEXT.description(t.description.split('\n')[0]));
-    out(TOOLS_CLI_TEXT.parameters(parameterSummary(t.parameters)));
-    out(TOOLS_CLI_TEXT.settings(t));
+    out(CLI_TOOLS_TEXTS.header(t, gated(t)));
+    if (t.description) out(CLI_TOOLS_TEXTS.description(t.description.split('\n')[0]));
+    out(CLI_TOOLS_TEXTS.parameters(parameterSummary(t.parameters)));
+    out(CLI_TOOLS_TEXTS.settings(t));
   }
-  out(TOOLS_CLI_TEXT.summary(file, r.tools.length));
+  out(CLI_TOOLS_TEXTS.summary(file, r.tools.length));
   return 0;
 }

@@ -11,7 +11,7 @@ import { formatIssue } from '../core/config/issues';
 import { loadToolsFile } from '../tools/file-load';
 import { ToolsFileSchema } from '../tools/file-schema';
 import { out } from './io';
-import { CLI_TEXT } from './texts';
+import { CLI_TEXTS } from './texts';
 
 /** The top-level keys of a tools file (from its schema). */
 const TOOLS_FILE_KEYS: ReadonlySet<string> = new Set(Object.keys(ToolsFileSchema.shape));
@@ -20,7 +20,7 @@ const TOOLS_FILE_KEYS: ReadonlySet<string> = new Set(Object.keys(ToolsFileSchema
  * Whether YAML `text` is a mapping whose keys, one or more, are all tools-file keys. Text nested too
  * deep for the YAML reader is not read here (the role-file check reports it, located).
  */
-export function looksLikeToolsFile(text: string): boolean {
+function looksLikeToolsFile(text: string): boolean {
   if (deepTextOffset(text) !== undefined) return false;
   const top = parseDocument(text, { prettyErrors: false }).contents;
   return isMap(top) && top.items.length > 0 && top.items.every((p) => isScalar(p.key) && TOOLS_FILE_KEYS.has(String(p.key.value)));
@@ -48,9 +48,9 @@ export function validateToolsFile(file: string, json: boolean): number {
   }
   for (const e of r.errors) out(formatIssue(e));
   if (!summary) {
-    out(CLI_TEXT.invalidToolsFile(file, r.errors.length));
+    out(CLI_TEXTS.invalidToolsFile(file, r.errors.length));
     return 1;
   }
-  out(CLI_TEXT.validToolsFile(file, summary.mcpServers, summary.modules));
+  out(CLI_TEXTS.validToolsFile(file, summary.mcpServers, summary.modules));
   return 0;
 }

@@ -10,7 +10,7 @@ import { loadRoleFile } from '../config-file';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
 import { loadPlugins } from './plugins';
-import { CLI_TEXT } from './texts';
+import { CLI_TEXTS } from './texts';
 import { checkRoleTools } from '../tools/check-role';
 import type { ToolsLogger } from '../tools';
 import { openToolsOrExplain } from './open-tools';
@@ -40,11 +40,11 @@ export async function run(args: ParsedArgs): Promise<number> {
     return r.errors.length ? 1 : 0;
   }
   for (const e of r.errors) out(formatIssue(e));
-  for (const w of r.warnings) out(CLI_TEXT.warning(formatIssue(w)));
+  for (const w of r.warnings) out(CLI_TEXTS.warning(formatIssue(w)));
   if (r.errors.length || !g) {
-    out(CLI_TEXT.invalid(file, r.found.errors, r.found.warnings));
+    out(CLI_TEXTS.invalid(file, r.found.errors, r.found.warnings));
     return 1;
   }
-  out(CLI_TEXT.valid(file, r.found.warnings, Object.keys(g.agents).length, g.edges.length, g.loopGroups.length));
+  out(CLI_TEXTS.valid(file, r.found.warnings, Object.keys(g.agents).length, g.edges.length, g.loopGroups.length));
   return 0;
 }

@@ -7,9 +7,12 @@
  * the SDK's own format, stacks included, is kept for whoever needs them.
  */
 import { DefaultLogger, IllegalStateError, Runtime, type LogEntry, type LogLevel, type LogMetadata, type Logger } from '@temporalio/worker';
-import { RUN_TEXT } from './run-texts';
+import { CLI_RUN_TEXTS } from './run-texts';
 
-/** The variable that sets the worker's log level. */
+/**
+ * The variable that sets the worker's log level.
+ * @internal exported for tests
+ */
 export const LOG_LEVEL_ENV = 'TROUPE_LOG_LEVEL';
 
 /** The SDK's levels, lowest first. */
@@ -47,7 +50,7 @@ export function logLevelFromEnv(fallback: LogLevel, env: NodeJS.ProcessEnv = pro
   const raw = env[LOG_LEVEL_ENV]?.trim();
   if (!raw) return fallback;
   const level = LEVELS.find((l) => l === raw.toUpperCase());
-  if (!level) throw new Error(RUN_TEXT.badLogLevel(LOG_LEVEL_ENV, raw, LEVELS.map((l) => l.toLowerCase())));
+  if (!level) throw new Error(CLI_RUN_TEXTS.badLogLevel(LOG_LEVEL_ENV, raw, LEVELS.map((l) => l.toLowerCase())));
   return level;
 }
 
@@ -83,27 +86,29 @@ function otherFields(meta: LogMetadata): string[] {
 /**
  * One log entry as one line: `12:04:31 WARN activity callAgent failed (attempt 1, workflow essay-…):
  * agent writer: request timed out after 29000 ms`. The time is local.
+ * @internal exported for tests
  */
 export function formatLogEntry(entry: LogEntry): string {
   const meta = entry.meta ?? {};
   let message = oneLine(entry.message);
   const context: string[] = [];
   if (typeof meta.activityType === 'string') {
-    const activity = RUN_TEXT.log.activity(meta.activityType, meta.isLocal === true);
+    const activity = CLI_RUN_TEXTS.log.activity(meta.activityType, meta.isLocal === true);
     // the SDK's "Activity failed" becomes "activity callAgent failed"
     if (message.startsWith('Activity ')) message = `${activity} ${message.slice('Activity '.length)}`;
     else context.push(activity);
-    if (typeof meta.attempt === 'number') context.push(RUN_TEXT.log.attempt(meta.attempt));
+    if (typeof meta.attempt === 'number') context.push(CLI_RUN_TEXTS.log.attempt(meta.attempt));
   }
-  if (typeof meta.workflowId === 'string') context.push(RUN_TEXT.log.workflow(meta.workflowId));
+  if (typeof meta.workflowId === 'string') context.push(CLI_RUN_TEXTS.log.workflow(meta.workflowId));
   context.push(...otherFields(meta));
   const error = meta.error === undefined ? undefined : oneLine(errorText(meta.error));
-  return RUN_TEXT.log.line(clockTime(entry.timestampNanos), entry.level, message, context, error && !message.includes(error) ? error : undefined);
+  return CLI_RUN_TEXTS.log.line(clockTime(entry.timestampNanos), entry.level, message, context, error && !message.includes(error) ? error : undefined);
 }
 
 /**
  * The worker's logger at `level`: {@link formatLogEntry} lines through `write` (default stderr), or
  * the SDK's own format at debug and trace.
+ * @internal exported for tests
  */
 export function workerLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Logger {
   return FULL_FORMAT.has(level) ? new DefaultLogger(level) : new DefaultLogger(level, (entry) => write(formatLogEntry(entry)));

@@ -10,23 +10,29 @@
 import { endpointPolicy } from '../activities/endpoints';
 import { troupeDataConverter } from '../codec/data-converter';
 import { settingsFromEnv, type TroupeSettings } from '../settings';
-import { createWorker, shutdownGraceFromEnv } from '../worker';
+import { createWorker, shutdownGraceFromEnv, workerBuild } from '../worker';
 import { openToolsOrExplain } from './open-tools';
 import { stringFlag, type ParsedArgs } from './args';
 import { isConnectionError } from './connect';
 import { err, out } from './io';
-import { RUN_TEXT } from './run-texts';
+import { CLI_RUN_TEXTS } from './run-texts';
 import { installWorkerLogger, logLevelFromEnv } from './worker-log';
 
-/** What `troupe worker` prints as it stops (stderr), kept together so tests pin them. */
-export const WORKER_STOP_TEXT = {
+/**
+ * What `troupe worker` prints as it stops (stderr), kept together so tests pin them.
+ * @internal exported for tests
+ */
+export const CLI_WORKER_STOP_TEXTS = {
   draining: (graceMs: number) =>
     `troupe worker: stopped polling; in-flight calls have ${graceMs / 1000} s to finish (TROUPE_SHUTDOWN_GRACE_MS), then they are cancelled and retried elsewhere. Send the signal again to exit at once.`,
   exitNow: (signal: string) => `troupe worker: second ${signal}: exiting now without waiting for in-flight calls`,
   stopped: 'troupe worker: drained, exiting',
 } as const;
 
-/** Exit code of a second signal: 128 + the signal's number, as a shell reports a process it killed. */
+/**
+ * Exit code of a second signal: 128 + the signal's number, as a shell reports a process it killed.
+ * @internal exported for tests
+ */
 export const SIGNAL_EXIT_CODES: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 130, SIGTERM: 143 };
 
 /** Run the command. */
@@ -35,8 +41,10 @@ export async function run(args: ParsedArgs): Promise<number> {
   let graceMs: number;
   let dataConverter;
   let logLevel;
+  let deployment;
   try {
     endpointPolicy({ env: process.env });
+    deployment = workerBuild({ deploymentName: stringFlag(args, 'deployment-name'), buildId: stringFlag(args, 'build-id') });
     settings = settingsFromEnv();
     graceMs = shutdownGraceFromEnv();
     dataConverter = troupeDataConverter();
@@ -51,7 +59,15 @@ export async function run(args: ParsedArgs): Promise<number> {
   let worker;
   try {
     // the settings read above, as they are: the worker reads the environment once
-    worker = await createWorker({ ...settings, env: false, plugins: stringFlag(args, 'plugins'), dataConverter, shutdownGraceMs: graceMs, ...(tools ? { tools } : {}) });
+    worker = await createWorker({
+      ...settings,
+      env: false,
+      plugins: stringFlag(args, 'plugins'),
+      dataConverter,
+      shutdownGraceMs: graceMs,
+      ...(tools ? { tools } : {}),
+      ...(deployment ? { deployment } : {}),
+    });
   } catch (e) {
     await tools?.close();
     if (!isConnectionError(e)) throw e;
@@ -61,16 +77,16 @@ export async function run(args: ParsedArgs): Promise<number> {
   let signals = 0;
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
     if (++signals === 1) {
-      err(WORKER_STOP_TEXT.draining(graceMs));
+      err(CLI_WORKER_STOP_TEXTS.draining(graceMs));
       if (worker.getState() === 'RUNNING') worker.shutdown();
       return;
     }
-    err(WORKER_STOP_TEXT.exitNow(signal));
+    err(CLI_WORKER_STOP_TEXTS.exitNow(signal));
     process.exit(SIGNAL_EXIT_CODES[signal]);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  out(RUN_TEXT.workerStarted(settings.address, settings.namespace, settings.taskQueue));
+  out(CLI_RUN_TEXTS.workerStarted(settings.address, settings.namespace, settings.taskQueue, deployment));
   try {
     await worker.run();
   } finally {
@@ -78,6 +94,6 @@ export async function run(args: ParsedArgs): Promise<number> {
     process.off('SIGTERM', onSignal);
     await tools?.close();
   }
-  if (signals > 0) err(WORKER_STOP_TEXT.stopped);
+  if (signals > 0) err(CLI_WORKER_STOP_TEXTS.stopped);
   return 0;
 }

@@ -35,12 +35,12 @@ const text = (bytes: Uint8Array | null | undefined): string | undefined =>
   bytes ? Buffer.from(bytes).toString('utf8') : undefined;
 
 /** Whether a payload carries the encrypted marker. */
-export function isEncrypted(payload: Payload): boolean {
+function isEncrypted(payload: Payload): boolean {
   return text(payload.metadata?.[ENCRYPTED_METADATA.encodingKey]) === ENCRYPTED_METADATA.encoding;
 }
 
 /** The key id an encrypted payload names, if any. */
-export function keyIdOfPayload(payload: Payload): string | undefined {
+function keyIdOfPayload(payload: Payload): string | undefined {
   return text(payload.metadata?.[ENCRYPTED_METADATA.keyIdKey]);
 }
 

@@ -1,10 +1,10 @@
 /**
- * Payload encryption (README, "Encrypting payloads"): keys from the environment, the
+ * Payload encryption (docs/encryption.md): keys from the environment, the
  * AES-256-GCM codec, the one data-converter factory every troupe process uses, and the codec
  * server the Web UI calls to show decrypted payloads.
  */
-export { AesGcmCodec, ENCRYPTED_METADATA, isEncrypted, keyIdOfPayload, NoKeyCodec } from './aes-gcm';
+export { AesGcmCodec, ENCRYPTED_METADATA, NoKeyCodec } from './aes-gcm';
 export { ENCODED_FAILURE_CONVERTER_PATH, PAYLOAD_CONVERTER_PATH, payloadCodecFromEnv, troupeDataConverter } from './data-converter';
-export { KEY_BYTES, keyIdOf, parseKey, payloadKeysFromEnv, type PayloadKey, type PayloadKeys } from './keys';
+export { keyIdOf, payloadKeysFromEnv, type PayloadKeys } from './keys';
 export { CODEC_SERVER_DEFAULTS, startCodecServer, type CodecServer, type CodecServerOptions } from './server';
 export { CODEC_ENV, CODEC_TEXTS } from './texts';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { CODEC_ENV, CODEC_TEXTS } from './texts';
 
 /** One AES-256 key and its id. */
-export interface PayloadKey {
+interface PayloadKey {
   id: string;
   key: Buffer;
 }
@@ -21,7 +21,7 @@ export interface PayloadKeys {
 }
 
 /** Bytes of an AES-256 key. */
-export const KEY_BYTES = 32;
+const KEY_BYTES = 32;
 
 /** The id of a key: the first 8 bytes of its SHA-256, as 16 hex digits. */
 export function keyIdOf(key: Uint8Array): string {
@@ -31,7 +31,7 @@ export function keyIdOf(key: Uint8Array): string {
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** Parse one base64 key; throws a message naming `variable` (never the value) when it is not 32 bytes. */
-export function parseKey(text: string, variable: string): PayloadKey {
+function parseKey(text: string, variable: string): PayloadKey {
   const trimmed = text.trim();
   if (!BASE64.test(trimmed) || trimmed.length % 4 !== 0) throw new Error(CODEC_TEXTS.badKey(variable, CODEC_TEXTS.notBase64));
   const key = Buffer.from(trimmed, 'base64');

@@ -26,7 +26,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** JSON payloads (`json/plain`), as the SDK's `JsonPayloadConverter` writes and reads them. */
-export class NativeJsonPayloadConverter implements PayloadConverterWithEncoding {
+class NativeJsonPayloadConverter implements PayloadConverterWithEncoding {
   encodingType = encodingTypes.METADATA_ENCODING_JSON;
 
   toPayload(value: unknown): Payload | undefined {

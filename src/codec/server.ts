@@ -4,7 +4,7 @@
  * browser calls it directly from the UI page, so it answers CORS for the UI's origins only; with
  * a token it also requires `Authorization: Bearer <token>`. Whoever reaches it can read every
  * payload, so it binds to 127.0.0.1 unless told otherwise, and to anything but a loopback address
- * only with a token (README "Encrypting payloads").
+ * only with a token (docs/encryption.md).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
@@ -121,6 +121,7 @@ function parseBody(raw: string): Payload[] {
  * Whether `host` is literally a loopback address: `localhost`, an IPv4 address in 127.0.0.0/8 or the
  * IPv6 `::1`. Decided from the text alone, never by resolving it: `0.0.0.0`, `::`, a LAN address and
  * any other name count as reachable from elsewhere.
+ * @internal exported for tests
  */
 export function isLoopbackHost(host: string): boolean {
   if (host.toLowerCase() === 'localhost') return true;

@@ -3,7 +3,7 @@
  * them. No text ever includes a key: only key ids, which are derived one-way from the keys.
  */
 
-/** The environment variables that configure payload encryption (README "Encrypting payloads"). */
+/** The environment variables that configure payload encryption (docs/encryption.md). */
 export const CODEC_ENV = {
   /** The key that encrypts new payloads: 32 random bytes, base64. */
   key: 'TROUPE_PAYLOAD_KEY',

@@ -39,7 +39,7 @@ export class ConnectionFailedError extends Error {
 }
 
 /** How long each look (name and port, TLS handshake) may take after a failure. */
-export const DIAGNOSIS_TIMEOUT_MS = 3_000;
+const DIAGNOSIS_TIMEOUT_MS = 3_000;
 
 /** Run `connect`; if it fails, throw a {@link ConnectionFailedError} that says why. */
 export async function withDiagnosis<T>(settings: ConnectionSettings, connect: () => Promise<T>): Promise<T> {
@@ -90,7 +90,7 @@ export function explainProblem(settings: ConnectionSettings, problem: ConnectPro
 }
 
 /** A rejected API key or a refused call shows only in the SDK's error (gRPC status 16 or 7). */
-export function problemInError(e: unknown): ConnectProblem | undefined {
+function problemInError(e: unknown): ConnectProblem | undefined {
   const text = errorText(e);
   const full = `${text} ${errorText((e as { cause?: unknown })?.cause)}`;
   // the client's cause reads "16 UNAUTHENTICATED: <message>"; the worker's "code: '<description>', message: "<message>""

@@ -2,7 +2,7 @@
  * Reaching Temporal, as every Temporal tool does: the settings come from a profile of the shared
  * TOML profile file and the `TEMPORAL_*` variables (`@temporalio/envconfig`), become the options
  * of both the client's and the worker's connection, and a failure is explained in one line with
- * the variable or profile setting to check. README "Running beyond a laptop" shows the settings.
+ * the variable or profile setting to check. docs/deploying.md shows the settings.
  */
 export {
   DEFAULT_CONNECTION,
@@ -16,12 +16,10 @@ export {
 export { clientConnectionOptions, workerConnectionOptions } from './options';
 export {
   ConnectionFailedError,
-  DIAGNOSIS_TIMEOUT_MS,
   explainProblem,
   hostAndPort,
   probe,
-  problemInError,
   withDiagnosis,
   type ConnectProblem,
 } from './diagnose';
-export { CONNECTION_TEXTS, SETTING_NAMES, type SettingKey } from './texts';
+export { CONNECTION_TEXTS } from './texts';

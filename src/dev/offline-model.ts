@@ -10,7 +10,10 @@ import { decodeHeaderValue, TROUPE_HEADERS } from '../core/llm/contract';
 import { OFFLINE_TEXTS, offlineReply, topicOf, type OfflineKind, type OfflineRequest } from './offline-replies';
 import { offlineToolAnswer, offlineToolCalls, type OfflineToolRequest } from './offline-tools';
 
-/** A running offline model; `url` is the base URL for `OPENAI_BASE_URL` (ends in `/v1`). */
+/**
+ * A running offline model; `url` is the base URL for `OPENAI_BASE_URL` (ends in `/v1`).
+ * @internal exported for tests
+ */
 export interface OfflineModel {
   url: string;
   port: number;
@@ -18,7 +21,7 @@ export interface OfflineModel {
 }
 
 /** Options of {@link startOfflineModel}. */
-export interface OfflineModelOptions {
+interface OfflineModelOptions {
   /** Default: a free port. */
   port?: number;
   /** Default `127.0.0.1`; the model never listens beyond localhost unless asked. */

@@ -50,7 +50,10 @@ export const OFFLINE_TEXTS = {
   verdict: (converged: boolean, why: string) => `${converged ? 'Converged' : 'Not converged yet'}: ${why}`,
 } as const;
 
-/** Scores the critic gives to drafts v1, v2, v3 and later. */
+/**
+ * Scores the critic gives to drafts v1, v2, v3 and later.
+ * @internal exported for tests
+ */
 export const OFFLINE_SCORES = [60, 75, 90] as const;
 
 const DRAFT_RE = /\bDraft v(\d+)\b/g;

@@ -8,7 +8,7 @@
 import { sampleFromSchema } from './offline-replies';
 
 /** A tool offered in the request. */
-export interface OfflineTool {
+interface OfflineTool {
   name: string;
   parameters?: unknown;
 }
@@ -25,13 +25,13 @@ export interface OfflineToolRequest {
 }
 
 /** A tool call the offline model makes. */
-export interface OfflineToolCall {
+interface OfflineToolCall {
   name: string;
   arguments: Record<string, unknown>;
 }
 
 /** Texts of the offline tool flow, so tests pin them. */
-export const OFFLINE_TOOL_TEXTS = {
+const OFFLINE_TOOL_TEXTS = {
   notesFile: (agent: string) => `${agent}-notes.md`,
   notes: (agent: string, topic: string) =>
     [`# Notes by ${agent}`, '', `Topic: ${topic}`, '', '- Durable runs resume where they stopped.', '- Tools run once, even when a worker dies.', ''].join('\n'),

@@ -13,11 +13,14 @@ import { searchAttributeFlags } from '../core/observe/search';
 
 const execFileAsync = promisify(execFile);
 
-/** Where the CLI-provisioning script lives, relative to this file (src/dev or dist/dev). */
+/**
+ * Where the CLI-provisioning script lives, relative to this file (src/dev or dist/dev).
+ * @internal exported for tests
+ */
 export const GET_TEMPORAL_CLI_SCRIPT = path.resolve(__dirname, '..', '..', 'scripts', 'get-temporal-cli.sh');
 
 /** Messages shown to users and tests by this module, kept together so tests can pin them. */
-export const DEV_SERVER_MESSAGES = {
+const DEV_SERVER_MESSAGES = {
   noCli: (detail: string) =>
     `could not find the Temporal CLI (run \`bash scripts/get-temporal-cli.sh\` or set TEMPORAL_CLI): ${detail}`,
   exited: (code: number | null, signal: string | null, output: string) =>
@@ -44,7 +47,10 @@ export const FAST_LOCAL_DYNAMIC_CONFIG: Readonly<Record<string, DynamicConfigVal
 /** A dynamic-config value for `--dynamic-config-value KEY=VALUE` (sent as JSON). */
 export type DynamicConfigValue = string | number | boolean;
 
-/** Options of {@link startDevServer}; every field is optional. */
+/**
+ * Options of {@link startDevServer}; every field is optional.
+ * @internal exported for tests
+ */
 export interface DevServerOptions {
   /** Frontend gRPC port; default: a free port. */
   port?: number;
@@ -95,6 +101,7 @@ export interface DevServer {
  * Resolves the `temporal` CLI: `TEMPORAL_CLI` as given, else the path printed by
  * `scripts/get-temporal-cli.sh`, which may install it (minutes on a fresh machine); its log lines
  * are streamed to `onLog` as they come.
+ * @internal exported for tests
  */
 export function findTemporalCli(onLog?: (line: string) => void): Promise<string> {
   const fromEnv = process.env.TEMPORAL_CLI;
@@ -118,7 +125,7 @@ export function findTemporalCli(onLog?: (line: string) => void): Promise<string>
 }
 
 /** Returns `temporal --version` of the given binary (one line). */
-export async function temporalCliVersion(cliPath: string): Promise<string> {
+async function temporalCliVersion(cliPath: string): Promise<string> {
   const { stdout } = await execFileAsync(cliPath, ['--version'], { timeout: 30_000 });
   return stdout.trim();
 }
@@ -134,7 +141,10 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Builds the `temporal server start-dev` argument list (exported for tests and `troupe dev`). */
+/**
+ * Builds the `temporal server start-dev` argument list (exported for tests and `troupe dev`).
+ * @internal exported for tests
+ */
 export function devServerArgs(o: {
   port: number;
   uiPort?: number;

@@ -14,7 +14,10 @@ import { readToolArguments, TOOL_ARGUMENT_TEXTS } from '../core/llm/tool-argumen
 import { OUTPUT_TEXTS } from '../core/output/texts';
 import { formatAjvErrors, MAX_ERROR_LINES } from '../core/output/validator';
 
-/** Messages about arguments, and about a tool's `parameters` (those follow its path), so tests can pin them. */
+/**
+ * Messages about arguments, and about a tool's `parameters` (those follow its path), so tests can pin them.
+ * @internal exported for tests
+ */
 export const ARGUMENT_MESSAGES = {
   notJson: TOOL_ARGUMENT_TEXTS.notJson,
   notObject: TOOL_ARGUMENT_TEXTS.notObject,
@@ -26,7 +29,7 @@ export const ARGUMENT_MESSAGES = {
 } as const;
 
 /** Outcome of checking arguments: the value the tool receives, or one line per error. */
-export type ArgumentCheck = { ok: true; value: unknown } | { ok: false; errors: string[] };
+type ArgumentCheck = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
 /** Checks one call's parsed arguments. */
 export type ArgumentValidator = (args: unknown) => ArgumentCheck;

@@ -7,7 +7,7 @@
  * for the activity's retry policy. A tool that throws `ToolFatalError` gives a `fatal` outcome, and a
  * cancelled call throws {@link ToolCallCancelledError}.
  */
-import { TOOL_TEXTS } from '../core/llm/builtin-tools';
+import { BUILTIN_TOOL_TEXTS } from '../core/llm/builtin-tools';
 import { TOOL_ARGUMENT_TEXTS } from '../core/llm/tool-arguments';
 import type { ToolCallOutcome } from '../core/llm/tool-contract';
 import { parseArgumentsJson } from './arguments';
@@ -18,7 +18,7 @@ import type { RegisteredMcpTool, RegisteredModuleTool, ToolRegistry } from './re
 import { boundedText, mcpResultText, moduleResultText } from './result-text';
 
 /** Timing of a call. */
-export const CALL_SETTINGS = {
+const CALL_SETTINGS = {
   heartbeatIntervalMs: 1000,
   /** Each MCP request, and a module tool's own deadline, end this long before the attempt's. */
   deadlineMarginMs: 1000,
@@ -27,9 +27,12 @@ export const CALL_SETTINGS = {
   idempotencyMetaKey: 'troupe/idempotencyKey',
 } as const;
 
-/** Texts of a call, so tests can pin them. */
+/**
+ * Texts of a call, so tests can pin them.
+ * @internal exported for tests
+ */
 export const CALL_TEXTS = {
-  unknownTool: TOOL_TEXTS.errorUnknownTool,
+  unknownTool: BUILTIN_TOOL_TEXTS.errorUnknownTool,
   badArguments: TOOL_ARGUMENT_TEXTS.invalid,
   failed: (tool: string, message: string) => `Error: tool '${tool}' failed: ${message}`,
   fatal: (tool: string, message: string) => `tool ${tool} ended the run: ${message}`,
@@ -45,7 +48,7 @@ export const CALL_TEXTS = {
 } as const;
 
 /** Who is calling, for the tool's context and the MCP request's metadata. */
-export interface ToolCallIdentity {
+interface ToolCallIdentity {
   workflowId: string;
   agent: string;
   toolCallId: string;
@@ -55,7 +58,10 @@ export interface ToolCallIdentity {
   idempotencyKey: string;
 }
 
-/** One call: the model-facing name, the model's argument text, and the attempt's limits. */
+/**
+ * One call: the model-facing name, the model's argument text, and the attempt's limits.
+ * @internal exported for tests
+ */
 export interface ToolCallRequest {
   name: string;
   argumentsJson: string;

@@ -12,7 +12,7 @@ import type { ToolDefinition } from '../core/llm/tool-contract';
 import { MAX_TOOLS_PER_AGENT, resolveAgentTools, RESOLVE_MESSAGES } from './resolve';
 
 /** Texts of the role checks, so tests pin them. */
-export const CHECK_ROLE_TEXTS = {
+const CHECK_ROLE_TEXTS = {
   gatesNothing: (pattern: string, hint: string) =>
     `approval.tools pattern "${pattern}" matches no tool of the tools file${hint}, so no call waits for a human because of it`,
 } as const;

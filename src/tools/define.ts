@@ -6,10 +6,10 @@
 import type { z } from 'zod';
 
 /** A JSON value a tool may return (it reaches the model as its JSON text). */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** What `execute` may return: text for the model, or a JSON value sent as JSON text. */
-export type ToolReturn = JsonValue | undefined | void;
+type ToolReturn = JsonValue | undefined | void;
 
 /** What a running call knows and may do. */
 export interface ToolContext {

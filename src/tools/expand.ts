@@ -8,7 +8,10 @@
 const VARIABLE = /\$\$\{|\$\{([^}]*)\}/g;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Messages of expansion, so tests can pin them. */
+/**
+ * Messages of expansion, so tests can pin them.
+ * @internal exported for tests
+ */
 export const EXPAND_MESSAGES = {
   unset: (names: readonly string[]) =>
     names.length === 1
@@ -21,7 +24,7 @@ export const EXPAND_MESSAGES = {
  * The expanded text and the values it took from the environment (the worker redacts them from every
  * text that leaves an activity: they are often secrets), or why it cannot be expanded.
  */
-export type Expansion = { ok: true; value: string; used: Array<{ name: string; value: string }> } | { ok: false; message: string };
+type Expansion = { ok: true; value: string; used: Array<{ name: string; value: string }> } | { ok: false; message: string };
 
 /**
  * Replaces every `${NAME}` in `text` with `env[NAME]`; `$${` stands for a literal `${`. A variable

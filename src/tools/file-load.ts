@@ -25,7 +25,10 @@ import {
   type StdioServerConfig,
 } from './file-schema';
 
-/** Messages of the tools-file loader, so tests can pin them. */
+/**
+ * Messages of the tools-file loader, so tests can pin them.
+ * @internal exported for tests
+ */
 export const TOOLS_FILE_MESSAGES = {
   emptyDocument: 'the file is empty; expected a mapping with mcp_servers and/or modules',
   multipleDocuments: 'a tools file holds a single YAML document; remove the extra "---"',
@@ -48,7 +51,10 @@ interface ServerCommon {
   retriesSet: boolean;
 }
 
-/** A stdio server, ready to spawn: variables expanded, `cwd` absolute. */
+/**
+ * A stdio server, ready to spawn: variables expanded, `cwd` absolute.
+ * @internal exported for tests
+ */
 export interface StdioServer extends ServerCommon {
   kind: 'stdio';
   command: string;
@@ -57,7 +63,10 @@ export interface StdioServer extends ServerCommon {
   cwd: string;
 }
 
-/** A Streamable HTTP server, ready to connect: variables expanded. */
+/**
+ * A Streamable HTTP server, ready to connect: variables expanded.
+ * @internal exported for tests
+ */
 export interface HttpServer extends ServerCommon {
   kind: 'http';
   url: string;
@@ -89,7 +98,7 @@ export interface ToolsFile {
 }
 
 /** The file when there are no errors, and every error. */
-export interface ToolsFileResult {
+interface ToolsFileResult {
   tools?: ToolsFile;
   errors: ConfigIssue[];
 }
@@ -122,6 +131,7 @@ function checkFolder(dir: string): string | undefined {
 /**
  * Loads tools-file `text` read from `file` (relative paths resolve against its folder). `folderError`
  * checks each server's working directory (the disk check of {@link loadToolsFile}). Never throws.
+ * @internal exported for tests
  */
 export function parseToolsFile(
   text: string,
@@ -172,7 +182,7 @@ function serversOf(data: unknown): Record<string, unknown> {
 }
 
 /** A variable whose name says it holds a secret: its value is redacted even where it is an argument. */
-export const SECRET_NAME = /key|token|secret|pass|auth|cred|private/i;
+const SECRET_NAME = /key|token|secret|pass|auth|cred|private/i;
 
 function resolveServer(name: string, value: unknown, dir: string, env: Environment, issues: PathIssue[], secrets: string[]): ServerSpec | undefined {
   const base: Path = ['mcp_servers', name];

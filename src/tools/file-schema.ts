@@ -43,7 +43,7 @@ export const HttpServerSchema = z.strictObject({
 });
 
 /** Either kind of server. */
-export const McpServerSchema = z.union([StdioServerSchema, HttpServerSchema]);
+const McpServerSchema = z.union([StdioServerSchema, HttpServerSchema]);
 
 /** The whole tools file. */
 export const ToolsFileSchema = z.strictObject({
@@ -58,5 +58,3 @@ export const ToolsFileTopSchema = ToolsFileSchema.extend({
 
 export type StdioServerConfig = z.infer<typeof StdioServerSchema>;
 export type HttpServerConfig = z.infer<typeof HttpServerSchema>;
-export type McpServerConfig = z.infer<typeof McpServerSchema>;
-export type ToolsFileConfig = z.infer<typeof ToolsFileSchema>;

@@ -24,7 +24,7 @@ export interface ToolListing {
 }
 
 /** Sources as listed, so tests can pin them. */
-export const LIST_TEXTS = {
+const TOOLS_LIST_TEXTS = {
   server: (name: string) => `server ${name}`,
   module: (given: string) => `module ${given}`,
 } as const;
@@ -34,7 +34,7 @@ function listing(t: RegisteredTool): ToolListing {
   return {
     name: d.name,
     yamlName: d.yamlName,
-    source: t.kind === 'mcp' ? LIST_TEXTS.server(t.server.name) : LIST_TEXTS.module(t.loaded.module),
+    source: t.kind === 'mcp' ? TOOLS_LIST_TEXTS.server(t.server.name) : TOOLS_LIST_TEXTS.module(t.loaded.module),
     description: d.description,
     parameters: d.parameters,
     timeoutMs: d.timeoutMs,

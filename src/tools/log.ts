@@ -16,6 +16,3 @@ export const stderrLogger: ToolsLogger = {
   warn: (m) => process.stderr.write(`${m}\n`),
   error: (m) => process.stderr.write(`${m}\n`),
 };
-
-/** Drops every message (tests, and `troupe tools --json` where stdout must stay parseable). */
-export const silentLogger: ToolsLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };

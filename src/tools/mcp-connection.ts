@@ -19,15 +19,18 @@ import { cappedHttpTransport } from './mcp-read-cap';
 import { STDERR_LOG_LIMIT, StderrTail } from './stderr-tail';
 
 /** Timing of connections. */
-export const CONNECTION_SETTINGS = {
+const CONNECTION_SETTINGS = {
   /** Longest wait for a server to start and answer `initialize` (and list its tools). */
   connectTimeoutMs: 30_000,
   /** Longest wait for an HTTP server to acknowledge the end of our session on shutdown. */
   endSessionTimeoutMs: 1_000,
 } as const;
 
-/** Log lines and error texts about connections, so tests can pin them. */
-export const CONNECTION_TEXTS = {
+/**
+ * Log lines and error texts about connections, so tests can pin them.
+ * @internal exported for tests
+ */
+export const MCP_CONNECTION_TEXTS = {
   prefix: (server: string) => `[mcp ${server}]`,
   stderrLine: (server: string, line: string) => `[mcp ${server}] ${line}`,
   stderrNotLogged: (server: string, count: number) =>
@@ -41,7 +44,7 @@ export const CONNECTION_TEXTS = {
 } as const;
 
 /** A connected client and what it listed when it connected. */
-export interface Lease {
+interface Lease {
   client: Client;
   tools: Tool[];
   /** Increases with every new connection, so a stale failure cannot drop a newer client. */
@@ -69,7 +72,7 @@ const CLIENT_INFO = { name: 'troupe', version: clientVersion() };
  * after several pages it is given the whole list; that method is private in the SDK's types, hence
  * the guarded call.
  */
-export async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
+async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
   if (!client.getServerCapabilities()?.tools) return [];
   const tools: Tool[] = [];
   let cursor: string | undefined;
@@ -97,7 +100,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
 }
 
 /** How one call is sent: its cancellation, the timeout of each send, and whether a resend is safe. */
-export interface SendOptions {
+interface SendOptions {
   signal: AbortSignal;
   /** The request timeout for a send starting now (the remaining time of the call). */
   timeoutMs(): number;
@@ -117,8 +120,8 @@ export class McpConnection {
     private readonly log: ToolsLogger,
   ) {
     this.stderr = new StderrTail({
-      line: (line) => log.info(CONNECTION_TEXTS.stderrLine(spec.name, line)),
-      notLogged: (count) => log.warn(CONNECTION_TEXTS.stderrNotLogged(spec.name, count)),
+      line: (line) => log.info(MCP_CONNECTION_TEXTS.stderrLine(spec.name, line)),
+      notLogged: (count) => log.warn(MCP_CONNECTION_TEXTS.stderrNotLogged(spec.name, count)),
     });
   }
 
@@ -129,7 +132,7 @@ export class McpConnection {
 
   /** The connected client, connecting first when there is none; concurrent callers share one attempt. */
   async lease(signal?: AbortSignal): Promise<Lease> {
-    if (this.closed) throw new McpStartError(CONNECTION_TEXTS.closed(this.name));
+    if (this.closed) throw new McpStartError(MCP_CONNECTION_TEXTS.closed(this.name));
     if (!this.current) {
       const generation = ++this.generation;
       const entry = { generation, lease: this.connect(generation) };
@@ -162,7 +165,7 @@ export class McpConnection {
         if (failure.kind !== 'connection_lost') throw err;
         this.drop(lease);
         if (send > 1 || (failure.mayHaveRun && !options.resendAfterPossibleRun)) throw err;
-        this.log.warn(CONNECTION_TEXTS.reconnecting(this.name, failure.message));
+        this.log.warn(MCP_CONNECTION_TEXTS.reconnecting(this.name, failure.message));
       } finally {
         options.signal.removeEventListener('abort', forward);
       }
@@ -213,7 +216,7 @@ export class McpConnection {
   private async connectOnce(generation: number): Promise<Lease> {
     const transport = this.transport();
     const client = new Client(CLIENT_INFO, { capabilities: {} });
-    client.onerror = (e) => this.log.warn(CONNECTION_TEXTS.protocolError(this.name, e.message));
+    client.onerror = (e) => this.log.warn(MCP_CONNECTION_TEXTS.protocolError(this.name, e.message));
     const timeout = CONNECTION_SETTINGS.connectTimeoutMs;
     try {
       await client.connect(transport, { timeout });
@@ -230,7 +233,7 @@ export class McpConnection {
 
   private startError(err: unknown): McpStartError {
     this.stderr.flush();
-    return new McpStartError(CONNECTION_TEXTS.cannotStart(this.name, classifyMcpError(err).message, this.stderr.lines()));
+    return new McpStartError(MCP_CONNECTION_TEXTS.cannotStart(this.name, classifyMcpError(err).message, this.stderr.lines()));
   }
 
   private transport(): StdioClientTransport | StreamableHTTPClientTransport {

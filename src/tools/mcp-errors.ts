@@ -12,7 +12,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { replyTooLargeText } from './mcp-read-cap';
 
 /** How a failed MCP request should be handled. */
-export type McpFailure =
+type McpFailure =
   /** The connection is gone: drop the client and connect afresh. `mayHaveRun`: the server may have acted. */
   | { kind: 'connection_lost'; mayHaveRun: boolean; message: string }
   /** No reply within the request's timeout (retryable). */

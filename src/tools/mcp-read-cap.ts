@@ -12,10 +12,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, isJSONRPCRequest, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-/** The most troupe reads of one reply to a POST (a call's result, a page of tools), in bytes. */
+/**
+ * The most troupe reads of one reply to a POST (a call's result, a page of tools), in bytes.
+ * @internal exported for tests
+ */
 export const MCP_READ_CAP_BYTES = 1024 * 1024;
 
-/** Texts of a reply cut off by the cap, so tests can pin them. */
+/**
+ * Texts of a reply cut off by the cap, so tests can pin them.
+ * @internal exported for tests
+ */
 export const READ_CAP_TEXTS = {
   tooLarge: (capBytes: number) => `the server's reply is larger than ${bytesText(capBytes)}; troupe stopped reading it`,
 } as const;
@@ -27,7 +33,10 @@ function bytesText(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-/** The error of a reply body read past its cap. */
+/**
+ * The error of a reply body read past its cap.
+ * @internal exported for tests
+ */
 export class McpReplyTooLargeError extends Error {
   override readonly name = 'McpReplyTooLargeError';
   constructor(readonly capBytes: number) {
@@ -39,6 +48,7 @@ export class McpReplyTooLargeError extends Error {
  * `source` as it is, while at most `capBytes` have passed; the chunk that would pass them is not
  * given out: the stream errors with {@link McpReplyTooLargeError} (after `onOverflow` was told) and
  * `source` is cancelled. Nothing is read ahead of the reader.
+ * @internal exported for tests
  */
 export function capStream(
   source: ReadableStream<Uint8Array>,
@@ -72,6 +82,7 @@ export function capStream(
  * A fetch whose POST replies are read through {@link capStream}. `onOverflow` is told the request
  * body of a successful reply that passed the cap; a failed one (an HTTP error status) is only cut, so
  * the SDK still reports its status (a 404 must still mean a lost session).
+ * @internal exported for tests
  */
 export function cappedFetch(
   capBytes: number,
@@ -99,6 +110,7 @@ const TOO_LARGE_DATA = 'troupe/replyTooLarge';
  * request in `requestBody` (the JSON text the SDK posted). The SDK waits for a reply to each request
  * and would otherwise wait until the request timed out (an SSE reply's failure reaches only its
  * `onerror`).
+ * @internal exported for tests
  */
 export function tooLargeReplies(requestBody: unknown, capBytes: number): JSONRPCMessage[] {
   if (typeof requestBody !== 'string') return [];

@@ -13,7 +13,10 @@ import type { ModuleSpec } from './file-load';
 import { TOOLS_FILE_DEFAULTS } from './file-schema';
 import { moduleNameError } from './naming';
 
-/** Messages about tools modules, so tests can pin them. */
+/**
+ * Messages about tools modules, so tests can pin them.
+ * @internal exported for tests
+ */
 export const MODULE_MESSAGES = {
   cannotLoad: (error: string) => `cannot load the module: ${error}`,
   noTools: 'exports no "tools" array (nor a default export that is one)',
@@ -34,7 +37,7 @@ export interface LoadedModuleTool {
 }
 
 /** The tools of one module, and what is wrong with it (each message is about the module as a whole). */
-export interface ModuleLoad {
+interface ModuleLoad {
   tools: LoadedModuleTool[];
   errors: string[];
 }

@@ -7,22 +7,28 @@
  */
 import { sha256Hex } from '../core/text/hash';
 
-/** What a provider accepts as a function name. */
+/**
+ * What a provider accepts as a function name.
+ * @internal exported for tests
+ */
 export const MODEL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** Longest model-facing name. */
-export const MAX_MODEL_NAME_LENGTH = 64;
+const MAX_MODEL_NAME_LENGTH = 64;
 
 /** Characters kept from a too-long name before `_` and the hash. */
-export const KEPT_PREFIX_LENGTH = 55;
+const KEPT_PREFIX_LENGTH = 55;
 
 /** Hex characters of SHA-256 appended to a shortened name. */
-export const NAME_HASH_LENGTH = 8;
+const NAME_HASH_LENGTH = 8;
 
 /** Built-in tools the workflow applies itself; no worker tool may take their names. */
-export const BUILTIN_TOOL_NAMES: readonly string[] = ['goal', 'signal'];
+const BUILTIN_TOOL_NAMES: readonly string[] = ['goal', 'signal'];
 
-/** Messages about names, so tests can pin them. */
+/**
+ * Messages about names, so tests can pin them.
+ * @internal exported for tests
+ */
 export const NAMING_MESSAGES = {
   moduleName: (name: string) => `tool name "${name}" must match ^[a-zA-Z0-9_-]{1,64}$`,
   reserved: (name: string) => `tool name "${name}" is reserved for the built-in tool`,
@@ -56,14 +62,14 @@ export function moduleNameError(name: string): string | undefined {
 }
 
 /** A tool described for collision checks: its model-facing name and how a user would recognise it. */
-export interface NamedTool {
+interface NamedTool {
   name: string;
   /** e.g. `files.write_file (server files)` or `fetch_page (module ./tools.ts)`. */
   label: string;
 }
 
 /** One clash: the later tool and the message naming both. */
-export interface NameCollision<T extends NamedTool> {
+interface NameCollision<T extends NamedTool> {
   first: T;
   second: T;
   message: string;

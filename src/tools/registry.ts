@@ -15,7 +15,7 @@ import { loadToolModule, type LoadedModuleTool } from './modules';
 import { findCollisions, mcpModelName, mcpYamlName } from './naming';
 
 /** Log lines of the registry, so tests can pin them. */
-export const REGISTRY_TEXTS = {
+const REGISTRY_TEXTS = {
   uncheckedSchema: (tool: string, error: string) =>
     `[tools] ${tool}: arguments are not checked before the call (the server checks them): ${error}`,
   mcpLabel: (yamlName: string, server: string) => `${yamlName} (server ${server})`,
@@ -79,13 +79,13 @@ export class ToolRegistry {
 }
 
 /** The registry when the tools file is usable, and every error found opening it. */
-export interface RegistryResult {
+interface RegistryResult {
   registry?: ToolRegistry;
   errors: ConfigIssue[];
 }
 
 /** Options of {@link openToolRegistry}. */
-export interface RegistryOptions {
+interface RegistryOptions {
   logger?: ToolsLogger;
 }
 

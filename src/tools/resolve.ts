@@ -28,7 +28,7 @@ export const RESOLVE_MESSAGES = {
 } as const;
 
 /** The resolved set, or every problem with the list. */
-export type ToolResolution = { ok: true; set: AgentToolSet } | { ok: false; errors: string[] };
+type ToolResolution = { ok: true; set: AgentToolSet } | { ok: false; errors: string[] };
 
 /**
  * Whether `pattern` names the tool `yamlName`: `server.tool-glob` matches tools of that server (a `*`

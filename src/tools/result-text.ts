@@ -9,11 +9,14 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cutUtf8 } from '../core/text/utf8';
 
-/** Largest tool result, in UTF-8 bytes, marker included. */
+/**
+ * Largest tool result, in UTF-8 bytes, marker included.
+ * @internal exported for tests
+ */
 export const MAX_RESULT_BYTES = 64 * 1024;
 
 /** Descriptions of blocks that are not text, so tests can pin them. */
-export const RESULT_TEXTS = {
+const RESULT_TEXTS = {
   binary: (kind: string, mimeType: string | undefined, bytes: number) => `[${kind}${mimeType ? ` ${mimeType}` : ''} ${size(bytes)}]`,
   resourceLink: (uri: string, name: string | undefined) => `[resource link ${uri}${name && name !== uri ? ` (${name})` : ''}]`,
   unknownBlock: (type: string) => `[${type} content]`,
@@ -21,14 +24,14 @@ export const RESULT_TEXTS = {
 } as const;
 
 /** `512 B`, `48 KiB`, `1.5 MiB`. */
-export function size(bytes: number): string {
+function size(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KiB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 /** Bytes encoded by a base64 text. */
-export function base64Bytes(data: string): number {
+function base64Bytes(data: string): number {
   const clean = data.replace(/\s/g, '');
   const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);

@@ -8,7 +8,10 @@
  * what it said.
  */
 
-/** How much of a server's stderr is kept for error messages. */
+/**
+ * How much of a server's stderr is kept for error messages.
+ * @internal exported for tests
+ */
 export const STDERR_TAIL = { lines: 10, lineChars: 300 } as const;
 
 /** How many stderr lines of one server reach the worker log. */
@@ -17,7 +20,7 @@ export const STDERR_LOG_LIMIT = { linesPerSecond: 20 } as const;
 const WINDOW_MS = 1000;
 
 /** Where a server's stderr goes in the worker log. */
-export interface StderrLog {
+interface StderrLog {
   /** A line within the limit. */
   line(line: string): void;
   /** `count` lines since the last report were over the limit and not logged. */

@@ -1,15 +1,14 @@
 /**
- * Turning activity failures into run ends: a non-retryable LLM error is
- * `failed/fatal_error`, anything that exhausted its retries is `failed/activity_failed`; both carry
- * diagnostics with the HTTP status and provider request id when known.
+ * Reading Temporal's activity failures: the diagnostics of a failed call (HTTP status and provider
+ * request id when the activity gave them), whether it failed for good at once (a fatal LLM error),
+ * and whether every attempt was lost with its worker rather than failing on its own. The ends these
+ * lead to are built in `core/ending/ends.ts`.
  */
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import { RUN_TEXTS } from '../core/ending/texts';
-import { warn } from '../core/state/state';
-import type { Run } from './execution';
+import type { CallFailure } from '../core/ending/ends';
+import type { Diagnostics } from '../core/ending/result';
 import type { LlmFailureDetails } from '../core/llm/contract';
 import { FAILURE_TYPES } from '../core/llm/contract';
-import type { Diagnostics, RunEnd } from '../core/ending/result';
 
 function rootCause(err: unknown): unknown {
   return err instanceof ActivityFailure && err.cause ? err.cause : err;
@@ -34,6 +33,13 @@ export function diagnosticsOf(err: unknown, agent?: string): Diagnostics {
   return { message: cause instanceof Error ? cause.message : String(cause), agent };
 }
 
+/** A failed call of `agent`, as the run's end reads it. */
+export function callFailure(err: unknown, agent: string): CallFailure {
+  const cause = rootCause(err);
+  const fatal = cause instanceof ApplicationFailure && (cause.nonRetryable || cause.type === FAILURE_TYPES.fatal);
+  return { diagnostics: diagnosticsOf(err, agent), fatal };
+}
+
 /**
  * Whether the activity's last attempt was lost with its worker: no heartbeat came (the worker died,
  * or lost the server), as opposed to a failure the call itself reported.
@@ -42,58 +48,14 @@ export function lostWithWorker(err: unknown): boolean {
   return err instanceof ActivityFailure && err.cause instanceof TimeoutFailure && err.cause.timeoutType === 'HEARTBEAT';
 }
 
-/** How many times a model call whose every attempt was lost with its worker is dispatched again. */
-export const LOST_CALL_REDISPATCHES = 3;
-
-/**
- * Run a model call (agent, judge, compaction) so that lost workers do not use up its retries: when
- * every attempt was lost with its worker, the call is dispatched again as a new activity, up to
- * {@link LOST_CALL_REDISPATCHES} times, with a warning. The model's own failures keep their 2
- * retries. Tool calls are not dispatched again: a new activity would get a new idempotency key.
- */
-export async function outlivingWorkers<T>(run: Run, label: string, call: () => Promise<T>): Promise<T> {
-  for (let lost = 1; ; lost++) {
-    try {
-      return await call();
-    } catch (err) {
-      if (!dispatchAgain(run, label, err, lost)) throw err;
-    }
-  }
-}
-
-/**
- * Whether the `lost`-th failure of call `label` was its worker's loss on every attempt and the call
- * goes out again (then with a warning); false when the failure is the caller's to handle.
- */
-export function dispatchAgain(run: Run, label: string, err: unknown, lost: number): boolean {
-  if (!run.version.redispatchLost || !lostWithWorker(err) || lost > LOST_CALL_REDISPATCHES) return false;
-  warn(run.state, RUN_TEXTS.callLost(label, lost, LOST_CALL_REDISPATCHES));
-  return true;
-}
-
-/** Whether the failure was a non-retryable (fatal) LLM error. */
-export function isFatal(err: unknown): boolean {
+/** A non-retryable failure a tool raised on purpose (`ToolFatalError`): it ends the run. */
+export function toolEndedRun(err: unknown): boolean {
   const cause = rootCause(err);
-  return cause instanceof ApplicationFailure && (cause.nonRetryable || cause.type === FAILURE_TYPES.fatal);
+  return cause instanceof ApplicationFailure && cause.nonRetryable === true;
 }
 
-/** The run end for an agent activity that failed. */
-export function failureEnd(err: unknown, agent: string): RunEnd {
-  const diagnostics = diagnosticsOf(err, agent);
-  const rid = diagnostics.requestId ? ` (request id ${diagnostics.requestId})` : '';
-  if (isFatal(err)) {
-    const got = diagnostics.status ? ` got HTTP ${diagnostics.status}${rid}` : '';
-    return {
-      status: 'failed',
-      reason: 'fatal_error',
-      reasonText: `fatal_error: agent ${agent}${got}: ${diagnostics.message}`,
-      diagnostics,
-    };
-  }
-  return {
-    status: 'failed',
-    reason: 'activity_failed',
-    reasonText: `activity_failed: agent ${agent} failed after 3 attempts: ${diagnostics.message}${rid}`,
-    diagnostics,
-  };
+/** A failure's message, for the model or a warning. */
+export function failureMessage(err: unknown): string {
+  const cause = rootCause(err);
+  return cause instanceof Error ? cause.message : String(cause);
 }

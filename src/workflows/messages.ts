@@ -7,9 +7,10 @@
  */
 import { defineQuery, defineSignal, setHandler } from '@temporalio/workflow';
 import { buildStatusView, type RunStatusView } from '../core/ending/result';
-import { RUN_TEXTS } from '../core/ending/texts';
+import { RUN_END_TEXTS } from '../core/ending/texts';
 import { reactivatePausedGoal } from '../core/goals';
 import { recordDecision } from '../core/humans/decisions';
+import { progressOf, type RunProgress } from '../core/observe/progress';
 import { awaitingHumans, decide, type DecisionKind } from '../core/humans/requests';
 import { parseSignalPayload, type SignalInputs, type SignalName } from '../core/humans/signals';
 import { startClocks, stopClocks } from '../core/state/clock';
@@ -46,6 +47,8 @@ export const SIGNALS = {
 
 export const statusQuery = defineQuery<RunStatusView>('status');
 export const transcriptQuery = defineQuery<TranscriptStep[]>('transcript');
+/** The progress contract (`core/observe/progress.ts`): the run's position and the steps after step `after`. */
+export const progressQuery = defineQuery<RunProgress, [after?: number]>('progress');
 
 /** Parse, record a warning when malformed, and never throw. */
 function handle<K extends SignalName>(run: Run, name: K, raw: unknown, body: (payload: ParsedOf<K>) => void): void {
@@ -55,7 +58,7 @@ function handle<K extends SignalName>(run: Run, name: K, raw: unknown, body: (pa
     if (!parsed.ok) warn(run.state, parsed.warning);
     else body(parsed.value as ParsedOf<K>);
   } catch (err) {
-    warn(run.state, RUN_TEXTS.malformedSignal(name, err instanceof Error ? err.message : String(err)));
+    warn(run.state, RUN_END_TEXTS.malformedSignal(name, err instanceof Error ? err.message : String(err)));
   }
   if (!run.end) publish(run);
 }
@@ -65,7 +68,7 @@ type ParsedOf<K extends SignalName> = Exclude<ReturnType<typeof parseSignalPaylo
 /** Match a decision to its request and remember who decided (`by`, absent from older clients). */
 function onDecision(run: Run, kind: DecisionKind, p: { requestId?: string; by?: string }, text: string | undefined): void {
   const decision = { kind, ...(text !== undefined ? { text } : {}), at: Date.now(), ...(p.by !== undefined ? { by: p.by } : {}) };
-  const decided = decide(run.state, p.requestId, decision, { exactGates: run.version.exactGates });
+  const decided = decide(run.state, p.requestId, decision);
   if (decided.ok) recordDecision(run.state, decided.request);
   else if (!decided.kept) warn(run.state, decided.warning);
 }
@@ -92,7 +95,7 @@ export function installHandlers(run: Run): void {
   setHandler(messageSignal, (raw) =>
     handle(run, 'message', raw, (msg) => {
       if (msg.to !== undefined && !run.graph.agents[msg.to]) {
-        warn(state, RUN_TEXTS.malformedSignal('message', `unknown agent "${msg.to}"`));
+        warn(state, RUN_END_TEXTS.malformedSignal('message', `unknown agent "${msg.to}"`));
         return;
       }
       queueMessage(state, msg.to, { kind: 'user_message', text: msg.text, from: 'user' });
@@ -102,4 +105,5 @@ export function installHandlers(run: Run): void {
   setHandler(stopSignal, (raw) => handle(run, 'stop', raw ?? {}, (stop) => (state.stop = { reason: stop.reason })));
   setHandler(statusQuery, () => buildStatusView(state, Date.now(), run.inFlight, run.end));
   setHandler(transcriptQuery, () => state.transcript);
+  setHandler(progressQuery, (after) => progressOf({ state, running: run.running, inFlight: run.inFlight, end: run.end }, Date.now(), after));
 }

@@ -10,7 +10,8 @@ import { defineSearchAttributeKey } from '@temporalio/common';
 import { CancellationScope, setCurrentDetails, sleep, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { RunResult } from '../core/ending/result';
 import { pendingRequests } from '../core/humans/requests';
-import { currentDetails, type RunningCall } from '../core/observe/details';
+import { currentDetails } from '../core/observe/details';
+import { advance, type CallTag, type RunningCall } from '../core/observe/progress';
 import { SEARCH_ATTRIBUTES } from '../core/observe/search';
 import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
 import type { Run } from './execution';
@@ -42,12 +43,11 @@ function humanWaitLabel(run: Run): string | undefined {
 }
 
 /**
- * Refresh the current details; since troupe 0.2 also the waiting flag (search attribute or memo)
- * when it changed, and the labelled timer of the wait for a human.
+ * Refresh the current details, the waiting flag (search attribute or memo) when it changed, and the
+ * labelled timer of the wait for a human.
  */
 export function publish(run: Run): void {
   showDetails(run);
-  if (!run.version.publishes) return;
   const label = humanWaitLabel(run);
   labelWait(run, label);
   const waiting = label !== undefined;
@@ -58,18 +58,20 @@ export function publish(run: Run): void {
 }
 
 /**
- * Refresh only the current details: no command, so it can be called anywhere. Only a query reads
- * them, and a query is answered between activations, so what an activation shows is what it set last.
+ * Refresh only the current details, and count a change of position for the `progress` query
+ * (`core/observe/progress.ts`): no command, so it can be called anywhere. Only a query reads them,
+ * and a query is answered between activations, so what an activation shows is what it set last.
  */
 export function showDetails(run: Run): void {
+  advance(run.state);
   setCurrentDetails(currentDetails({ state: run.state, graph: run.graph, running: run.running }));
 }
 
 /** The end: the status line in the current details, the status and reason in the memo and attributes. */
 export function publishEnd(run: Run, result: RunResult): void {
   setCurrentDetails(currentDetails({ state: run.state, graph: run.graph, running: [], result }));
-  upsertMemo({ troupeStatus: result.status, troupeReason: result.reason, ...(run.version.publishes && !run.indexed ? { troupeWaiting: false } : {}) });
-  if (!run.version.publishes || !run.indexed) return;
+  upsertMemo({ troupeStatus: result.status, troupeReason: result.reason, ...(!run.indexed ? { troupeWaiting: false } : {}) });
+  if (!run.indexed) return;
   upsertSearchAttributes([
     { key: SEARCH_KEYS.status, value: result.status },
     { key: SEARCH_KEYS.reason, value: result.reason },
@@ -103,22 +105,13 @@ function labelWait(run: Run, label: string | undefined): void {
     .catch(() => undefined);
 }
 
-/** Run `call` listed as running in the current details under `label`. */
-export async function tracked<T>(run: Run, label: string, call: () => Promise<T>): Promise<T> {
-  const done = running(run, label);
-  try {
-    return await call();
-  } finally {
-    done();
-  }
-}
-
 /**
- * List a call as running in the current details under `label`; the returned function ends it and
- * publishes, unless the caller says it publishes before the workflow next blocks (`publish: false`).
+ * List a call as running (the current details and the `progress` query); the returned function ends
+ * it and publishes, unless the caller says it publishes before the workflow next blocks
+ * (`publish: false`).
  */
-export function running(run: Run, label: string): (options?: { publish: boolean }) => void {
-  const entry: RunningCall = { label, since: Date.now() };
+export function running(run: Run, tag: CallTag): (options?: { publish: boolean }) => void {
+  const entry: RunningCall = { ...tag, id: (run.state.progress ?? 0) + 1, since: Date.now() };
   run.running = [...run.running, entry];
   publish(run);
   return (options = { publish: true }) => {

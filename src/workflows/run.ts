@@ -1,9 +1,13 @@
 /**
- * The troupe run workflow: the entry and the round loop. A run is rounds of waves over the compiled
- * graph (docs/semantics.md). Between waves one pure decision (`core/ending/decide.ts`) says what
- * happens next; this file carries it out with the phases beside it: waiting (`waits.ts`), dispatching
- * (`dispatch.ts`), processing (`processing.ts`) and ending a round (`round-end.ts`). Every end,
- * cancellation included, returns a RunResult.
+ * The troupe run workflow: the entry, and the one loop that carries out what the round machine
+ * (`core/run/step.ts`) says to do next — the start-of-run step, a wave's calls (`waves.ts`), the
+ * judge, a wait at the human gate (`human-gate.ts`), continue-as-new — and feeds back what happened,
+ * until the machine names the end. Every end, cancellation included, returns a RunResult.
+ *
+ * The loop is where speed is won (BENCHMARKS.md, B1 and B5): the SDK captures a stack trace for every
+ * promise a workflow creates, so the machine decides without any, and a wave of one agent without a
+ * round timer or compaction (every step of a pipeline or a review loop) is dispatched right here, so
+ * that such a step costs the workflow one `await`, as a bare activity awaited in a loop does.
  */
 import {
   allHandlersFinished,
@@ -11,172 +15,215 @@ import {
   condition,
   continueAsNew,
   isCancellation,
-  upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import { checkGraph, emptyGraph, joinProblems } from '../core/graph/check-graph';
 import type { CompiledGraph } from '../core/graph/types';
+import { timersMs, readsLines } from '../core/conditions/walk';
+import { ENDS } from '../core/ending/ends';
 import { buildRunResult, type RunEnd, type RunResult } from '../core/ending/result';
-import { RUN_TEXTS } from '../core/ending/texts';
+import { RUN_END_TEXTS } from '../core/ending/texts';
+import { checkGraph, emptyGraph, joinProblems } from '../core/graph/check-graph';
 import { awaitingHumans, keptDecisions, pendingRequests } from '../core/humans/requests';
 import { HUMAN_TEXTS } from '../core/humans/texts';
 import { preparationOf } from '../core/llm/prepare';
-import { migrateCarried, trimForCarry } from '../core/state/carry';
+import { summary } from '../core/observe/summaries';
+import { step, type Machine } from '../core/run/step';
+import type { AgentOutcome, Command, RunEvent } from '../core/run/types';
+import { carryState, readCarried, type CarriedState } from '../core/state/carry';
 import { startClock, stopClock } from '../core/state/clock';
-import { createRunState, warn, type RunState } from '../core/state/state';
-import { readsLines } from '../core/conditions/walk';
-import type { RecordedResult } from '../core/waves/record';
-import { beginWave } from '../core/waves/routing';
-import { dispatchAgents, withDeadlines } from './dispatch';
+import { createRunState, warn } from '../core/state/state';
+import { agentCall, messagesWithoutCompaction, openWave, prepareMessages } from './agent-call';
+import { dispatchAgain, failedCall } from './calls';
 import type { Run } from './execution';
 import { diagnosticsOf } from './failures';
-import { localActivities } from './proxies';
+import { awaitDecision } from './human-gate';
 import { installHandlers } from './messages';
-import { runRoundLean } from './lean';
-import { judgeWave, recordWave, routeWaveResults } from './processing';
-import { endRound } from './round-end';
-import { runVersion } from './versions';
-import { nextStep } from './waits';
-import { publish, publishEnd, searchAttributesSet, showDetails } from './observe';
+import { publish, publishEnd, running, searchAttributesSet, showDetails } from './observe';
+import { localActivities } from './proxies';
+import { runToolLoop } from './tool-loop';
+import { dispatchWave, judge, WaveTimers } from './waves';
 
 /** The workflow argument: the compiled graph, the task, and state carried over by continue-as-new. */
 export interface RunInput {
   graph: CompiledGraph;
   task: string;
-  carried?: RunState;
-}
-
-/** Continue-as-new between waves when Temporal suggests it, carrying compact state. */
-async function maybeContinueAsNew(run: Run, input: RunInput): Promise<void> {
-  if (!workflowInfo().continueAsNewSuggested) return;
-  // the lean path's last call may have ended unpublished (lean.ts); handlers may take a while
-  showDetails(run);
-  await condition(allHandlersFinished);
-  const state = run.state;
-  stopClock(state, Date.now());
-  state.continuedAsNew += 1;
-  trimForCarry(state);
-  await continueAsNew<typeof troupeRun>({ graph: input.graph, task: input.task, carried: state });
+  carried?: CarriedState;
 }
 
 /**
- * Run one wave (troupe 0.1's path; 0.2 runs `lean.ts`): dispatch the frontier, record, judge and
- * route its results. The round's `timeout_ms` timers cover the judge calls too (troupe 0.1 timed the
- * agents only).
- */
-async function runWave(run: Run): Promise<void> {
-  const { state } = run;
-  const items = beginWave(state);
-  run.wave = {};
-  const judge = async (recorded: RecordedResult[]) => {
-    if (!run.wave.failure && !run.wave.timedOut && !state.stop) await judgeWave(run, recorded.map((r) => r.agent));
-  };
-  let recorded: RecordedResult[];
-  if (run.version.timerCoversJudge) {
-    recorded = await withDeadlines(run, async () => {
-      const done = recordWave(run, await dispatchAgents(run, items));
-      await judge(done);
-      return done;
-    });
-  } else {
-    recorded = recordWave(run, await withDeadlines(run, () => dispatchAgents(run, items)));
-    await judge(recorded);
-  }
-  if (run.wave.failure || run.wave.timedOut) return;
-  routeWaveResults(run, recorded);
-}
-
-/**
- * The worker's check of the run's own endpoints and key variables, and its resolution of the agents'
- * worker tools, before any call (a local activity; skipped when the role names neither). Returns the
- * end when the worker refuses the run.
- */
-async function prepare(run: Run): Promise<RunEnd | undefined> {
-  const input = preparationOf(run.graph, run.state.workflowId, run.version.checksGraph);
-  if (!input) return undefined;
-  try {
-    const prepared = await localActivities.prepareRun(input);
-    if (prepared.tools) run.state.tools = prepared.tools;
-    return undefined;
-  } catch (err) {
-    if (isCancellation(err)) throw err;
-    const diagnostics = diagnosticsOf(err);
-    return { status: 'failed', reason: 'fatal_error', reasonText: RUN_TEXTS.prepareFailed(diagnostics.message), diagnostics };
-  }
-}
-
-/** Run waves until the round's graph stops (troupe 0.1's path; 0.2 runs `runRoundLean`). */
-async function runRound(run: Run, input: RunInput): Promise<RunEnd> {
-  for (;;) {
-    const before = await nextStep(run, 'before_wave');
-    if (before.kind !== 'run_wave') return before.end;
-    await maybeContinueAsNew(run, input);
-    await runWave(run);
-    const after = await nextStep(run, 'after_wave');
-    if (after.kind !== 'run_wave') return after.end;
-  }
-}
-
-/** Run every round until the run ends. */
-async function runRounds(run: Run, input: RunInput): Promise<RunEnd> {
-  for (;;) {
-    const end = run.version.leanWaves ? await runRoundLean(run, () => maybeContinueAsNew(run, input)) : await runRound(run, input);
-    const next = await endRound(run, end);
-    if (next.kind === 'end_run') return next.end;
-  }
-}
-
-/**
- * Why the worker refuses a start input before anything reads it (since troupe 0.3): a graph that fails
- * its check (`core/graph/check-graph.ts`), or state carried into a run that is not continuing as new
- * (it would skip the start-of-run checks).
+ * Why the worker refuses a start input before anything reads it: a graph that fails its check
+ * (`core/graph/check-graph.ts`), or state carried into a run that is not continuing as new (it would
+ * skip the start-of-run checks).
  */
 function refusedInput(input: RunInput, continued: boolean): RunEnd | undefined {
-  if (input.carried !== undefined && !continued) return { status: 'failed', reason: 'fatal_error', reasonText: RUN_TEXTS.carriedAtStart };
+  if (input.carried !== undefined && !continued) return ENDS.carriedAtStart();
   if (continued) return undefined;
   const wrong = checkGraph(input.graph);
-  return wrong.length > 0 ? { status: 'failed', reason: 'fatal_error', reasonText: RUN_TEXTS.prepareFailed(joinProblems(wrong)) } : undefined;
+  return wrong.length > 0 ? ENDS.refused(joinProblems(wrong)) : undefined;
 }
 
 /** The troupe run workflow. */
 export async function troupeRun(input: RunInput): Promise<RunResult> {
   const info = workflowInfo();
-  const version = runVersion();
-  const refused = version.checksGraph ? refusedInput(input, info.continuedFromExecutionRunId !== undefined) : undefined;
+  const refused = refusedInput(input, info.continuedFromExecutionRunId !== undefined);
   const graph = refused ? emptyGraph(info.workflowType) : input.graph;
-  const carried = refused ? undefined : input.carried;
-  const state = carried ? migrateCarried(carried, Date.now()) : createRunState(graph, input.task, info.workflowId, Date.now());
+  const carried = refused || !input.carried ? undefined : readCarried(input.carried, Date.now());
+  const state = carried ?? createRunState(graph, input.task, info.workflowId, Date.now());
   if (carried && !state.paused && !awaitingHumans(state)) startClock(state, Date.now());
+  const machine: Machine = {
+    graph,
+    state,
+    phase: { at: 'start' },
+    wave: {},
+    keepLines: readsLines(graph.termination, graph.edges),
+    timed: timersMs(graph.termination).length > 0,
+  };
   const run: Run = {
     graph,
     state,
-    version,
-    keepLines: version.regexLines && readsLines(graph.termination, graph.edges),
+    machine,
     inFlight: [],
-    wave: {},
     signalsSeen: 0,
     root: CancellationScope.current(),
     running: [],
     pendingToolCalls: 0,
-    indexed: version.publishes && searchAttributesSet(),
+    indexed: searchAttributesSet(),
   };
   installHandlers(run);
-  if (!version.publishes) upsertMemo({ troupeStatus: 'running' });
   publish(run);
 
   try {
-    if (refused) run.end = refused;
-    else run.end = (run.version.prepareAtStart && !carried ? await prepare(run) : undefined) ?? (await runRounds(run, input));
+    const end = await loop(run, refused ? { kind: 'refused', end: refused } : { kind: 'begin', carried: carried !== undefined }, input);
+    run.end = end.end;
+    run.output = end.output;
   } catch (err) {
     if (!(isCancellation(err) && run.root.consideredCancelled)) throw err;
-    run.end = { status: 'cancelled', reason: 'user_abort', reasonText: RUN_TEXTS.userAbort() };
+    run.end = ENDS.userAbort();
   }
   stopClock(state, Date.now());
   const unanswered = pendingRequests(state);
-  if (run.version.reportUnanswered && unanswered.length > 0) warn(state, RUN_TEXTS.unanswered(unanswered.map((r) => r.id)));
+  if (unanswered.length > 0) warn(state, RUN_END_TEXTS.unanswered(unanswered.map((r) => r.id)));
   const kept = keptDecisions(state);
   if (kept.length > 0) warn(state, HUMAN_TEXTS.requests.neverOpened(kept.map((k) => ({ requestId: k.requestId, kind: k.decision.kind }))));
-  const result = buildRunResult(state, run.end, Date.now(), run.output, run.version.reportUnanswered);
+  const result = buildRunResult(state, run.end, Date.now(), run.output);
   publishEnd(run, result);
   return result;
+}
+
+/**
+ * The one round loop: the machine's next command, carried out, until it is `end`. The wave's timers
+ * (when the round has `timeout_ms` conditions) cover its dispatch and its judging.
+ */
+async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract<Command, { kind: 'end' }>> {
+  let event = first;
+  let timers: WaveTimers | undefined;
+  for (;;) {
+    const command = step(run.machine, event, { now: Date.now(), continueAsNewSuggested: workflowInfo().continueAsNewSuggested });
+    if (command.kind !== 'judge') {
+      timers?.close();
+      timers = undefined;
+    }
+    switch (command.kind) {
+      case 'end':
+        return command;
+      case 'prepare':
+        event = await prepare(run);
+        break;
+      case 'continue_as_new':
+        await continueAsNewWithState(run, input);
+        break;
+      case 'dispatch': {
+        timers = command.timed ? WaveTimers.start(run) : undefined;
+        if (timers || command.items.length > 1) {
+          const wave = timers;
+          event = wave ? await wave.run(run, () => dispatchWave(run, command.items, command.options)) : await dispatchWave(run, command.items, command.options);
+          if (wave?.timedOut) event = { ...event, timedOut: wave.timedOut };
+          break;
+        }
+        // a wave of one agent without a timer: dispatched right here (see the module doc)
+        const [item] = command.items;
+        const [notes] = openWave(run, command.items, command.options);
+        const outcomes: AgentOutcome[] = [];
+        let failure: RunEnd | undefined;
+        try {
+          // messages without a promise unless older context must be compacted first
+          const prepared = messagesWithoutCompaction(run, item, notes) ?? (await prepareMessages(run, item, notes));
+          if (!prepared.ok) failure = prepared.end;
+          else {
+            const { label, tools, input, callAgent } = agentCall(run, item, prepared.messages, command.options);
+            if (tools) outcomes.push({ item, result: await runToolLoop(run, item, prepared.messages, tools, label, command.options.responseSchema) });
+            else {
+              const done = running(run, { kind: 'agent', agent: item.agent, label });
+              try {
+                for (let lost = 1; ; lost++) {
+                  try {
+                    outcomes.push({ item, result: await callAgent.executeWithOptions({ summary: summary(label) }, [input]) });
+                    break;
+                  } catch (err) {
+                    if (!dispatchAgain(run, label, err, lost)) throw err;
+                  }
+                }
+              } finally {
+                // not published here: every way on to the run's next block publishes first, and
+                // until then no query can see the details (BENCHMARKS.md, B5)
+                done({ publish: false });
+              }
+            }
+          }
+        } catch (err) {
+          failure = failedCall(run, item.agent, err);
+        } finally {
+          run.inFlight = [];
+        }
+        event = { kind: 'dispatched', outcomes, ...(failure ? { failure } : {}) };
+        break;
+      }
+      case 'judge': {
+        const wave = timers;
+        const answers = wave ? await wave.run(run, () => judge(run, command.targets)) : await judge(run, command.targets);
+        event = { kind: 'judged', answers, ...(wave?.timedOut ? { timedOut: wave.timedOut } : {}) };
+        break;
+      }
+      case 'wait':
+        await awaitDecision(run);
+        event = { kind: 'woke' };
+        break;
+      case 'await_decision':
+        await awaitDecision(run, command.requestId);
+        event = { kind: 'decided' };
+        break;
+      default: {
+        const never: never = command;
+        throw new Error(`loop: unknown command ${JSON.stringify(never)}`);
+      }
+    }
+  }
+}
+
+/**
+ * The worker's check of the run's own endpoints and key variables, its resolution of the agents'
+ * worker tools and its checks of the graph that need Node, before any call (a local activity).
+ */
+async function prepare(run: Run): Promise<RunEvent> {
+  const input = preparationOf(run.graph, run.state.workflowId);
+  if (!input) return { kind: 'prepared' };
+  try {
+    const prepared = await localActivities.prepareRun(input);
+    return { kind: 'prepared', ...(prepared.tools ? { tools: prepared.tools } : {}) };
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const diagnostics = diagnosticsOf(err);
+    return { kind: 'refused', end: ENDS.refused(diagnostics.message, diagnostics) };
+  }
+}
+
+/** Continue as new between waves (Temporal suggested it), carrying the state in its current schema. */
+async function continueAsNewWithState(run: Run, input: RunInput): Promise<never> {
+  // the fast path's last call may have ended unpublished; handlers may take a while
+  showDetails(run);
+  await condition(allHandlersFinished);
+  const state = run.state;
+  stopClock(state, Date.now());
+  state.continuedAsNew += 1;
+  return continueAsNew<typeof troupeRun>({ graph: input.graph, task: input.task, carried: carryState(state) });
 }

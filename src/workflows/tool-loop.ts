@@ -6,12 +6,12 @@
  * concurrently; a call that `approval.tools` names waits for a human first; the run's tool budget is
  * taken before every call.
  */
-import { ActivityFailure, ApplicationFailure, condition, isCancellation } from '@temporalio/workflow';
+import { condition, isCancellation } from '@temporalio/workflow';
 import { addUsage, NO_USAGE, takeToolCall, toolCallAllowed } from '../core/budgets/ledger';
 import type { TokenCounts } from '../core/conditions/view';
 import { goalSnapshot } from '../core/goals';
 import { openHumanRequest } from '../core/humans/decisions';
-import { awaitingHumans, takeDecided } from '../core/humans/requests';
+import { takeDecided } from '../core/humans/requests';
 import { DEFAULT_PARALLEL_TOOL_CALLS } from '../core/config/limits';
 import { readToolArguments, TOOL_ARGUMENT_LIMITS, TOOL_ARGUMENT_TEXTS } from '../core/llm/tool-arguments';
 import { builtinToolsOf, handleToolCall } from '../core/llm/builtin-tools';
@@ -23,17 +23,15 @@ import {
   needsApproval,
   normalizeCallIds,
   shrinkEarlierToolResults,
-  TOOL_LOOP_LIMITS,
   TOOL_LOOP_TEXTS,
 } from '../core/llm/tool-loop';
-import { startClocks, stopClocks } from '../core/state/clock';
 import { warn } from '../core/state/state';
-import { capText, cutUtf8, utf8ByteLength } from '../core/text/utf8';
+import { cutUtf8, utf8ByteLength } from '../core/text/utf8';
 import type { WaveItem } from '../core/waves/types';
 import type { Run } from './execution';
-import { outlivingWorkers } from './failures';
-import { MAX_PENDING_TOOL_CALLS } from './versions';
-import { publish, tracked } from './observe';
+import { modelCall, tracked } from './calls';
+import { failureMessage, toolEndedRun } from './failures';
+import { awaitDecision } from './human-gate';
 import { activitiesFor, toolActivity } from './proxies';
 import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
 
@@ -85,9 +83,7 @@ export async function runToolLoop(
     };
     const stepLabel = SUMMARY_TEXTS.toolLoopStep(label, round + 1);
     const callModel = activitiesFor(agent.timeoutMs).callModel;
-    const reply = await tracked(run, stepLabel, () =>
-      outlivingWorkers(run, stepLabel, () => callModel.executeWithOptions({ summary: summary(stepLabel) }, [input])),
-    );
+    const reply = await modelCall(run, { kind: 'agent', agent: item.agent, label: stepLabel }, () => callModel.executeWithOptions({ summary: summary(stepLabel) }, [input]));
     usage = addUsage(usage, reply.usage);
     llmCalls += reply.llmCalls ?? 1;
     warnings.push(...reply.warnings);
@@ -102,7 +98,7 @@ export async function runToolLoop(
     const calls = normalizeCallIds(reply.toolCalls, round);
     messages.push({ role: 'assistant', content: reply.text || null, toolCalls: calls });
     // a reply's calls past the agent's bound never run: each gets an error text instead
-    const limit = run.version.boundedReplies ? (agent.maxParallelToolCalls ?? DEFAULT_PARALLEL_TOOL_CALLS) : calls.length;
+    const limit = agent.maxParallelToolCalls ?? DEFAULT_PARALLEL_TOOL_CALLS;
     if (calls.length > limit) warn(state, TOOL_LOOP_TEXTS.tooManyCallsWarning(item.agent, calls.length, limit));
     const outcomes = await Promise.all(
       calls.map((call, i): CallOutcome | Promise<CallOutcome> => (i < limit ? runCall(run, item.agent, call, specs) : { content: TOOL_LOOP_TEXTS.tooManyCalls(limit) })),
@@ -151,12 +147,11 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
   }
   const started = Date.now();
   const gated = needsApproval(graph.approval.tools, spec.yamlName);
-  // what runs: the model's text, or (a gated call under exact gates) the arguments as the human saw them
+  // what runs: the model's text, or (a gated call) the arguments exactly as the human saw them
   let argumentsJson = call.arguments;
-  const exact = gated && run.version.exactGates;
   const done = (ok: boolean, content: string): CallOutcome => ({
     content,
-    record: { tool: spec.yamlName, arguments: exact ? argumentsJson : brief(argumentsJson), ok, result: brief(content), durationMs: Date.now() - started },
+    record: { tool: spec.yamlName, arguments: gated ? argumentsJson : brief(argumentsJson), ok, result: brief(content), durationMs: Date.now() - started },
   });
 
   const refuse = () => {
@@ -166,11 +161,9 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
   // the budget is asked before a human is (no point approving a call that cannot run), and taken after
   if (!toolCallAllowed(state.usage, graph.budget)) return refuse();
   if (gated) {
-    if (exact) {
-      const shown = approvable(state, agent, spec, call.arguments);
-      if (!shown.ok) return done(false, shown.content);
-      argumentsJson = shown.json;
-    }
+    const shown = approvable(state, agent, spec, call.arguments);
+    if (!shown.ok) return done(false, shown.content);
+    argumentsJson = shown.json;
     const decision = await askHuman(run, agent, spec, argumentsJson);
     if (decision.kind === 'reject') return done(false, TOOL_LOOP_TEXTS.rejected(decision.text ?? ''));
     if (decision.kind === 'stopped') return done(false, TOOL_LOOP_TEXTS.rejected('the run is stopping'));
@@ -179,7 +172,7 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
   const release = await toolSlot(run);
   try {
     const label = SUMMARY_TEXTS.toolCall(spec.yamlName, agent);
-    const result = await tracked(run, label, () => toolActivity(spec, label)({
+    const result = await tracked(run, { kind: 'tool', agent, tool: spec.yamlName, label }, () => toolActivity(spec, label)({
       workflowId: state.workflowId,
       agent,
       tool: spec.name,
@@ -191,7 +184,7 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
     if (result.kind === 'error') warn(state, TOOL_LOOP_TEXTS.toolFailedWarning(agent, spec.yamlName, brief(result.text)));
     return done(result.kind === 'ok', result.text);
   } catch (err) {
-    if (isCancellation(err) || isFatal(err)) throw err;
+    if (isCancellation(err) || toolEndedRun(err)) throw err;
     const message = failureMessage(err);
     warn(state, TOOL_LOOP_TEXTS.toolFailedWarning(agent, spec.yamlName, message));
     return done(false, TOOL_LOOP_TEXTS.failed(spec.yamlName, message));
@@ -218,11 +211,14 @@ function approvable(state: Run['state'], agent: string, spec: ToolDefinition, te
 }
 
 /**
- * Wait for a slot among the run's pending tool calls (since troupe 0.3; {@link MAX_PENDING_TOOL_CALLS})
- * and take it; the returned function gives it back.
+ * Most tool calls one run keeps scheduled at once; the rest wait for a slot. Temporal fails every
+ * workflow task of a run past 2,000 pending activities: with at most 256 agents (one model call or
+ * compaction each) and their judges, 1,024 tool calls keep a wave under it (docs/semantics.md, "Bounds on hostile input").
  */
+export const MAX_PENDING_TOOL_CALLS = 1024;
+
+/** Wait for a slot among the run's pending tool calls ({@link MAX_PENDING_TOOL_CALLS}) and take it; the returned function gives it back. */
 async function toolSlot(run: Run): Promise<() => void> {
-  if (!run.version.boundedReplies) return () => undefined;
   if (run.pendingToolCalls >= MAX_PENDING_TOOL_CALLS) await condition(() => run.pendingToolCalls < MAX_PENDING_TOOL_CALLS);
   run.pendingToolCalls += 1;
   return () => {
@@ -230,40 +226,23 @@ async function toolSlot(run: Run): Promise<() => void> {
   };
 }
 
-/** A non-retryable failure the tool raised on purpose (`ToolFatalError`): it ends the run. */
-function isFatal(err: unknown): boolean {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  return cause instanceof ApplicationFailure && cause.nonRetryable === true;
-}
-
-function failureMessage(err: unknown): string {
-  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
-  return cause instanceof Error ? cause.message : String(cause);
-}
-
 type HumanAnswer = { kind: 'approve' | 'reject' | 'answer'; text?: string } | { kind: 'stopped' };
 
 /**
- * Open a `tool_call` request and wait, durably, for its decision. The clocks stop while a human is
- * awaited; `stop` ends the wait (the call is not run).
+ * Open a `tool_call` request with the arguments exactly as the tool will get them, and wait for its
+ * decision at the human gate (`human-gate.ts`); `stop` ends the wait (the call is not run).
  */
 async function askHuman(run: Run, agent: string, spec: ToolDefinition, argumentsJson: string): Promise<HumanAnswer> {
   const { state } = run;
-  // under exact gates the arguments were read and bounded already, and are shown whole
-  const args = run.version.exactGates ? argumentsJson : capText(argumentsJson, TOOL_LOOP_LIMITS.requestArgumentsBytes);
   const request = openHumanRequest(state, {
     kind: 'tool_call',
     agent,
     summary: TOOL_LOOP_TEXTS.requestSummary(agent, spec.yamlName, brief(argumentsJson)),
-    payload: { tool: spec.yamlName, arguments: args },
+    payload: { tool: spec.yamlName, arguments: argumentsJson },
     now: Date.now(),
   });
-  stopClocks(state, Date.now());
-  publish(run);
-  await condition(() => state.stop !== undefined || state.requests.some((r) => r.id === request.id && r.decision !== undefined));
+  await awaitDecision(run, request.id);
   const [decided] = takeDecided(state, (r) => r.id === request.id);
-  if (!awaitingHumans(state)) startClocks(state, Date.now());
-  publish(run);
   if (!decided?.decision) return { kind: 'stopped' };
   return { kind: decided.decision.kind, ...(decided.decision.text !== undefined ? { text: decided.decision.text } : {}) };
 }

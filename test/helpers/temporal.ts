@@ -1,8 +1,10 @@
 /**
- * Server-test helpers: connect to the dev server started by global-setup, bundle workflow code once
- * per test file, run a real Worker on a unique task queue in the background and tear it down.
+ * Server-test helpers: connect to the dev server started by global-setup, share the workflow bundle
+ * global-setup built (or bundle once per test file), run a real Worker on a unique task queue in the
+ * background and tear it down.
  */
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
 import {
   bundleWorkflowCode,
@@ -94,17 +96,28 @@ export async function connectNative(address = testAddress()): Promise<NativeConn
 
 const bundles = new Map<string, Promise<WorkflowBundle>>();
 
+/** Environment variable naming the file of the default workflows bundle global-setup wrote. */
+export const SHARED_BUNDLE_VARIABLE = 'TROUPE_TEST_WORKFLOW_BUNDLE';
+
+/** Bundles a workflows module as the worker bundles it: troupe's modules shared by the runs a worker caches. */
+export async function bundleWorkflows(workflowsPath = defaultWorkflowsPath()): Promise<WorkflowBundle> {
+  const b = await bundleWorkflowCode({ ...bundleOptions(workflowsPath), logger: new DefaultLogger('WARN') });
+  return { code: b.code };
+}
+
 /**
- * Bundles a workflows module once per test file (jest gives each file its own module registry),
- * so all workers of a file share one webpack build.
+ * The bundle of a workflows module. The default module's is the one global-setup built once for the
+ * whole run (a webpack build takes ~4 s; ~70 files would spend minutes on the same bytes); any other
+ * module is bundled once per test file (jest gives each file its own module registry).
  */
 export function getWorkflowBundle(workflowsPath = defaultWorkflowsPath()): Promise<WorkflowBundle> {
   let bundle = bundles.get(workflowsPath);
   if (!bundle) {
-    // bundled as the worker bundles it: troupe's modules shared by the runs a worker caches
-    bundle = bundleWorkflowCode({ ...bundleOptions(workflowsPath), logger: new DefaultLogger('WARN') }).then((b) => ({
-      code: b.code,
-    }));
+    const shared = process.env[SHARED_BUNDLE_VARIABLE];
+    bundle =
+      shared && workflowsPath === defaultWorkflowsPath()
+        ? readFile(shared, 'utf8').then((code) => ({ code }))
+        : bundleWorkflows(workflowsPath);
     bundle.catch(() => bundles.delete(workflowsPath));
     bundles.set(workflowsPath, bundle);
   }

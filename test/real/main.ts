@@ -165,8 +165,9 @@ async function main(): Promise<number> {
       }
     }
   } finally {
-    worker.shutdown();
-    await running;
+    // a worker that stopped by itself (its run() rejected) cannot be shut down again
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running.catch((e: unknown) => process.stderr.write(`[real] the worker stopped: ${(e as Error).message}\n`));
     await close();
     await server.stop();
   }

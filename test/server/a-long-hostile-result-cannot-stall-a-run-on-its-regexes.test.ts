@@ -1,10 +1,9 @@
 /**
- * A long hostile agent result against the run's regular expressions (README, "Bounds on hostile
- * input"). Validation rejects patterns that can backtrack catastrophically; a pattern that escaped it
- * (a graph built by hand, or started before the check existed) still reads at most the first 16 Ki
- * characters of a result, so a quadratic one costs milliseconds where the 64 KiB a result may hold
- * would block each workflow task for seconds, and Temporal's deadlock detector would fail it again and
- * again. Either way the run goes on and ends for its own reason, with no failed workflow task.
+ * A long hostile agent result against the run's regular expressions (docs/semantics.md, "Bounds on hostile input").
+ * Validation rejects patterns that can backtrack catastrophically, and so does the worker when a
+ * graph built by hand skipped validation: such a run ends at its start, before any call, with no
+ * failed workflow task. A validated pattern reads at most the first 16 Ki characters of a result
+ * (the unit tests hold that bound), and the run goes on and ends for its own reason.
  */
 import { formatIssue, loadRoleConfig } from '../../src/core/config/load';
 import type { CompiledGraph } from '../../src/core/graph/types';
@@ -47,17 +46,16 @@ describe('a long hostile result against the run regexes', () => {
     ]);
   });
 
-  test('a quadratic pattern that escaped validation reads 16 Ki characters: the run ends by its cap, no workflow task fails', async () => {
+  test('a quadratic pattern in a graph that skipped validation is refused by the worker: no call, no failed workflow task', async () => {
     const graph: CompiledGraph = compileYaml(role('PLACEHOLDER'));
-    // three of them, so that on the whole 64 KiB each workflow task would spend seconds on them
-    graph.termination.anyOf = ['\\d+/10', '\\d+/20', '\\d+/30'].map((regex) => ({ kind: 'result_matches' as const, agent: 'critic', regex }));
+    graph.termination.anyOf = ['\\d+/10', '\\d+/20'].map((regex) => ({ kind: 'result_matches' as const, agent: 'critic', regex }));
     h.stub.script('critic', [{ text: HOSTILE }]);
-    const started = Date.now();
     const handle = await h.start(graph);
     const r = await handle.result();
-    expect(r).toMatchObject({ status: 'exhausted', reason: 'max_iterations', steps: 4 });
+    expect(r).toMatchObject({ status: 'failed', reason: 'fatal_error', steps: 0 });
+    expect(r.reasonText).toMatch(/^fatal_error: graph termination\.anyOf\[0\]\.result_matches\.regex: regex "\\d\+\/10" can backtrack catastrophically/);
+    expect(h.stub.requests).toHaveLength(0);
     expect(await failedTasks(h, handle.workflowId)).toBe(0);
-    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   test('a validated pattern on the same text: the run ends by its cap, no workflow task fails', async () => {

@@ -8,7 +8,7 @@
 import { temporal } from '@temporalio/proto';
 import { TOOL_LOOP_TEXTS } from '../../src/core/llm/tool-loop';
 import { DEFAULT_PARALLEL_TOOL_CALLS, MAX_PARALLEL_TOOL_CALLS } from '../../src/core/config/limits';
-import { MAX_PENDING_TOOL_CALLS } from '../../src/workflows/versions';
+import { MAX_PENDING_TOOL_CALLS } from '../../src/workflows/tool-loop';
 import { rawHistory } from '../helpers/history-scan';
 import { startToolsHarness, type ToolsHarness } from '../helpers/tools';
 

@@ -1,5 +1,5 @@
 /**
- * A role line cannot wedge a run or a worker (docs/security.md, "Bounds"): a tool glob of 30 stars
+ * A role line cannot wedge a run or a worker (docs/semantics.md, "Bounds on hostile input"): a tool glob of 30 stars
  * is refused by `troupe validate`; a graph carrying it, started by a client of its own that skips
  * validation, ends at once `failed/fatal_error` naming it — no workflow task times out or fails on
  * the way — and so does a start input that carries state (which would skip the start-of-run checks).
@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { startRun } from '../../src/client';
 import { GRAPH_CHECK_TEXTS } from '../../src/core/graph/check-graph';
-import { RUN_TEXTS } from '../../src/core/ending/texts';
+import { RUN_END_TEXTS } from '../../src/core/ending/texts';
 import { TOOL_GLOB_TEXTS } from '../../src/core/llm/tool-glob';
 import { createRunState } from '../../src/core/state/state';
 import { WORKFLOW_TYPE } from '../../src/workflows/messages';
@@ -61,7 +61,7 @@ describe('a role line or start input from a client of its own', () => {
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'failed', reason: 'fatal_error', steps: 0 });
     expect(r.reasonText).toBe(
-      RUN_TEXTS.prepareFailed(
+      RUN_END_TEXTS.prepareFailed(
         [
           GRAPH_CHECK_TEXTS.issue('agents.ops.tools[1]', TOOL_GLOB_TEXTS.tooManyStars(30)),
           GRAPH_CHECK_TEXTS.issue('approval.tools[0]', TOOL_GLOB_TEXTS.tooManyStars(30)),
@@ -82,7 +82,7 @@ describe('a role line or start input from a client of its own', () => {
       args: [{ graph, task: 't', carried }],
     });
     const r = (await handle.result()) as { status: string; reason: string; reasonText: string };
-    expect(r).toMatchObject({ status: 'failed', reason: 'fatal_error', reasonText: RUN_TEXTS.carriedAtStart });
+    expect(r).toMatchObject({ status: 'failed', reason: 'fatal_error', reasonText: RUN_END_TEXTS.carriedAtStart });
     expect(h.stub.requests).toHaveLength(0);
     expect(await taskTrouble(h, handle.workflowId)).toEqual([]);
   });

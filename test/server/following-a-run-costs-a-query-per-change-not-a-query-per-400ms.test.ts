@@ -1,15 +1,17 @@
 /**
- * Following a run long-polls its history and queries the worker only when the history cannot tell
- * what changed: the `status` queries the worker serves for one followed run are at most the number
- * of changes, never the elapsed time divided by 400 ms (what polling cost); a plain run's steps are
- * read from its history, so it costs no query when followed from its start and one when joined
- * mid-way; and a run that waits for a human costs no query at all while it waits. Queries are
- * counted on the worker by an interceptor.
+ * Following a run reads the progress contract (`core/observe/progress.ts`): the client long-polls the
+ * run's history only to learn that the run moved, and asks the `progress` query then — so the
+ * queries the worker serves for one followed run are at most the workflow tasks it completed, never
+ * the elapsed time divided by 400 ms (what polling cost); the steps, the calls and the status all
+ * come from that one query (no `status`, no `transcript`, no label of the history read back); and a
+ * run that waits for a human costs no query at all while it waits. Queries are counted on the worker
+ * by an interceptor.
  */
 import { bundleWorkflowCode, DefaultLogger, type InjectedSinks } from '@temporalio/worker';
 import { followRun, type FollowEvent } from '../../src/client';
 import type { QueryCountSinks } from '../fixtures/count-queries-interceptor';
-import { RunHistoryWatch } from '../../src/run-history';
+import type { RunProgress } from '../../src/core/observe/progress';
+import { progressQuery } from '../../src/workflows/messages';
 import { startHarness, type Harness } from '../helpers/runs';
 import { defaultWorkflowsPath } from '../helpers/temporal';
 
@@ -66,7 +68,7 @@ describe('following a run', () => {
   afterAll(async () => h?.close());
   beforeEach(() => h.stub.reset());
 
-  test('costs about one status query per workflow task, not one per 400 ms', async () => {
+  test('costs at most one progress query per workflow task, not one per 400 ms', async () => {
     // each reply takes a second, so the run lasts several seconds with few changes
     h.stub.script('writer', [{ text: 'draft', delayMs: 1_000 }]);
     h.stub.script('critic', [{ text: 'critique', delayMs: 1_000 }]);
@@ -87,18 +89,22 @@ describe('following a run', () => {
 
     let tasks = 0;
     for (const e of (await handle.fetchHistory()).events ?? []) if (e.workflowTaskCompletedEventAttributes) tasks += 1;
-    const status = count(handle.workflowId, 'status');
-    // one per completed workflow task at most, plus the final snapshot's tries
-    expect(status).toBeLessThanOrEqual(tasks + 3);
-    // polling every 400 ms would have asked at least this often (and the transcript each time)
+    const asked = count(handle.workflowId, 'progress');
+    // one per completed workflow task at most, plus the first and the final answer's tries
+    expect(asked).toBeGreaterThan(0);
+    expect(asked).toBeLessThanOrEqual(tasks + 3);
+    // polling every 400 ms would have asked at least this often
     expect(elapsed).toBeGreaterThan(6_000);
-    expect(status).toBeLessThan(elapsed / 400);
-    // the transcript is asked for only when steps were added
-    expect(count(handle.workflowId, 'transcript')).toBeLessThanOrEqual(status);
-    console.log(`followed run: ${elapsed} ms, ${tasks} workflow tasks, ${status} status and ${count(handle.workflowId, 'transcript')} transcript queries served`);
+    expect(asked).toBeLessThan(elapsed / 400);
+    // one channel: nothing else was asked
+    expect(count(handle.workflowId, 'status')).toBe(0);
+    expect(count(handle.workflowId, 'transcript')).toBe(0);
+    console.log(`followed run: ${elapsed} ms, ${tasks} workflow tasks, ${asked} progress queries served`);
   });
 
-  test('steps are read from the history as the transcript records them: a plain run followed from its start costs no query', async () => {
+  test('steps, calls and statuses come from the progress query: each step as the transcript records it, each agent call as it starts and ends', async () => {
+    // replies slower than the least gap between queries, so each call is seen running
+    h.stub.respond(() => ({ text: 'reply', delayMs: 600 }));
     const handle = await h.start(LOOP);
     const events: FollowEvent[] = [];
     const result = await followRun(handle, (e) => events.push(e));
@@ -106,41 +112,39 @@ describe('following a run', () => {
     const steps = events.flatMap((e) => (e.kind === 'step' ? [e.step] : []));
     // the worker's own transcript (a query on the closed run, replayed) holds the very same entries
     expect(steps).toEqual(await handle.query('transcript'));
-    // the first snapshot is built from the graph and task, the rest from the history, the end from
-    // the RunResult: the worker was never asked
-    expect(count(handle.workflowId, 'status')).toBe(0);
-    expect(count(handle.workflowId, 'transcript')).toBe(1); // the assertion's own, above
+    const calls = events.flatMap((e) => (e.kind === 'call' ? [e] : []));
+    expect(calls.filter((c) => c.state === 'started').map((c) => c.agent)).toEqual(['writer', 'critic', 'writer', 'critic', 'writer', 'critic']);
+    // every call seen starting is seen ending, under its id
+    expect(calls.filter((c) => c.state === 'finished').map((c) => c.id).sort()).toEqual(calls.filter((c) => c.state === 'started').map((c) => c.id).sort());
     const statuses = events.flatMap((e) => (e.kind === 'status' ? [e.status] : []));
-    expect(statuses[0]).toMatchObject({ phase: 'running', round: 1, wave: 1, steps: 0, inFlight: ['writer'] });
+    expect(statuses.some((s) => s.phase === 'running' && s.inFlight.includes('writer'))).toBe(true);
     expect(statuses[statuses.length - 1]).toMatchObject({ phase: 'finished', steps: 6, final: { status: 'exhausted' } });
-    expect(events.filter((e) => e.kind === 'call' && e.state === 'started').map((e) => e.kind === 'call' && e.agent)).toEqual([
-      'writer',
-      'critic',
-      'writer',
-      'critic',
-      'writer',
-      'critic',
-    ]);
   });
 
-  test('the version the SDK records at the start is no news for a follower: a page of a plain run mid-way needs no snapshot', async () => {
-    // the second critic reply is slow, so the run is mid-way when the page is read
-    h.stub.script('critic', [{ text: 'critique' }, { text: 'critique', delayMs: 2_000 }]);
+  test('the progress query: a counter that only rises, typed calls, the steps after a cursor, and any argument read safely', async () => {
+    // the second critic reply is slow, so the run is mid-way when it is asked
+    h.stub.script('critic', [{ text: 'critique' }, { text: 'critique', delayMs: 3_000 }]);
     const handle = await h.start(LOOP);
     await h.stub.waitForRequests(2, 'critic');
-    const watch = new RunHistoryWatch(h.client.workflow, handle.workflowId, handle.firstExecutionRunId);
-    const news = await watch.next();
-    // the page holds the run's start: its version marker and the SDK's TemporalChangeVersion upsert
-    const history = await handle.fetchHistory();
-    expect(history.events?.some((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion)).toBe(true);
-    expect(news).toMatchObject({ closed: false, irregular: false });
-    expect(news.steps.map((s) => s.step)).toEqual([1, 2, 3]);
-    // a follower that joins the run mid-way asks the worker once, for the snapshot it starts from
-    const steps: number[] = [];
-    await followRun(handle, (e) => e.kind === 'step' && steps.push(e.step.step));
-    expect(steps).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(count(handle.workflowId, 'status')).toBe(1);
-    expect(count(handle.workflowId, 'transcript')).toBe(0);
+    const first: RunProgress = await handle.query(progressQuery, 0);
+    expect(first.steps.map((s) => s.step)).toEqual([1, 2, 3]);
+    expect(first.calls).toEqual([expect.objectContaining({ kind: 'agent', agent: 'critic', label: 'critic · round 1 · wave 4 · iteration 2' })]);
+    expect(first.status).toMatchObject({ phase: 'running', release: expect.stringMatching(/^\d+\.\d+\.\d+$/), inFlight: ['critic'], steps: 3 });
+    expect((await handle.query(progressQuery, 2)).steps.map((s) => s.step)).toEqual([3]);
+    // a query's argument is anyone's input: what is not a whole step number reads as none
+    for (const odd of ['x', -1, 1e300, 2.5, null]) {
+      const answer = await handle.query(progressQuery, odd as unknown as number);
+      expect(answer.steps.map((s) => s.step)).toEqual([1, 2, 3]);
+      expect(answer.seq).toBe(first.seq);
+    }
+    await handle.result();
+    const last: RunProgress = await handle.query(progressQuery, 6);
+    expect(last.seq).toBeGreaterThan(first.seq);
+    expect(last).toMatchObject({ steps: [], calls: [], status: { phase: 'finished' } });
+    // a follower that joins the run mid-way gets every step from the first
+    const joined: number[] = [];
+    await followRun(handle, (e) => e.kind === 'step' && joined.push(e.step.step));
+    expect(joined).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   test('a run waiting for a human costs no query while it waits', async () => {

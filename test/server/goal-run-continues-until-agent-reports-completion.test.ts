@@ -2,6 +2,7 @@ import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { troupe } from '../helpers/cli';
 import { stubGate } from '../helpers/stub-llm';
 import { statusQuery } from '../../src/workflows/messages';
+import { GOAL_TEXTS } from '../../src/core/goals/texts';
 
 const goalConfig = (goal: string, agentExtra = '') => `
 name: goal-run
@@ -60,22 +61,34 @@ describe('goals and auto-continuation', () => {
     expect(toolMessage.content).toMatch(/evidence/i);
     expect(toolMessage.content).toMatch(/error/i);
     expect(r.goal?.completionEvidence).toBeUndefined();
-    expect(r).toMatchObject({ status: 'limit_reached', reason: 'goal_turn_limit' });
+    // the invalid call changed nothing: no agent ever reported on the goal
+    expect(r).toMatchObject({ status: 'limit_reached', reason: 'goal_never_reported' });
+  });
+
+  test('a goal an agent reported on that runs out of turns ends goal_turn_limit, with the exact stop reason', async () => {
+    h.stub.script('worker', [
+      { toolCalls: [{ name: 'goal', arguments: { action: 'update_objective', objective: 'ship v1 first' } }] },
+      { text: 'working' },
+      { text: 'still working' },
+    ]);
+    const r = await h.run(goalConfig(`  objective: "ship"\n  max_turns: 1`));
+    expect(r).toMatchObject({ status: 'limit_reached', reason: 'goal_turn_limit', reasonText: 'Auto-continue turn limit reached (1/1)', rounds: 2 });
   });
 
   test('turn limit → limit_reached with the exact stop reason', async () => {
     const r = await h.run(goalConfig(`  objective: "never done"\n  max_turns: 2`));
-    expect(r).toMatchObject({ status: 'limit_reached', reason: 'goal_turn_limit', rounds: 3 });
-    expect(r.reasonText).toBe('Auto-continue turn limit reached (2/2)');
-    expect(r.goal?.stopReason).toBe('Auto-continue turn limit reached (2/2)');
+    // the agent never called the goal tool: the limit says so, and the reason is its own
+    expect(r).toMatchObject({ status: 'limit_reached', reason: 'goal_never_reported', rounds: 3 });
+    expect(r.reasonText).toBe(GOAL_TEXTS.neverReported('Auto-continue turn limit reached (2/2)'));
+    expect(r.goal?.stopReason).toBe(r.reasonText);
   });
 
   test('duration limit → limit_reached with the exact stop reason', async () => {
     h.stub.script('worker', [{ text: 'slow', delayMs: 1200 }]);
     const r = await h.run(goalConfig(`  objective: "slow goal"\n  max_turns: 10\n  max_duration_ms: 2000`));
-    expect(r).toMatchObject({ status: 'limit_reached', reason: 'goal_duration_limit', rounds: 2 });
+    expect(r).toMatchObject({ status: 'limit_reached', reason: 'goal_never_reported', rounds: 2 });
     // elapsed is whole seconds of active time (EasyAI's format); ≥ 2 s after two 1.2 s rounds
-    expect(r.reasonText).toMatch(/^Duration limit reached \([2-9]s \/ 2s\)$/);
+    expect(r.reasonText).toMatch(/^Duration limit reached \([2-9]s \/ 2s\), and no agent ever reported on the goal with the goal tool$/);
   });
 
   test('time paused by signal does not count: a run paused longer than max_duration_ms still finishes its rounds', async () => {
@@ -94,7 +107,7 @@ describe('goals and auto-continuation', () => {
     expect(await handle.query(statusQuery)).toMatchObject({ phase: 'paused', steps: 1, inFlight: [] });
     expect((await troupe('resume', handle.workflowId)).code).toBe(0);
     const r = await handle.result();
-    expect(r).toMatchObject({ status: 'limit_reached', reason: 'goal_turn_limit', rounds: 3 });
+    expect(r).toMatchObject({ status: 'limit_reached', reason: 'goal_never_reported', rounds: 3 });
     expect(r.goal!.elapsedMs).toBeLessThan(3000);
     expect(h.stub.hits('worker')).toBe(3);
   }, 60_000);

@@ -85,7 +85,7 @@ collaboration:
     await h.stub.waitForRequests(1, 'writer');
     await handle.signal('message', { txt: 'typo field' });
     await handle.signal('reject', 'not an object');
-    await handle.signal('approve', { requestId: 'r7' });
+    await handle.signal('approve', { requestId: 'r77' });
     const s = await waitForStatus(handle, (st) => st.warnings.length >= 3);
     expect(s).toMatchObject({ phase: 'running', inFlight: ['writer'], pending: [] });
     gate.open();
@@ -94,7 +94,7 @@ collaboration:
     expect(r.warnings).toEqual([
       expect.stringMatching(/^ignored malformed message signal: /),
       expect.stringMatching(/^ignored malformed reject signal: /),
-      'ignored approve signal: request r7 is not pending (pending: none)',
+      'ignored approve signal: request r77 is not pending (pending: none)',
     ]);
     expect(h.stub.requests.some((q) => q.prompt.includes('typo field'))).toBe(false);
     expect((await handle.query(statusQuery)).phase).toBe('finished');

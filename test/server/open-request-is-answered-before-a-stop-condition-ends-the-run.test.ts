@@ -6,7 +6,7 @@
  */
 import { troupe } from '../helpers/cli';
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
-import { RUN_TEXTS } from '../../src/core/ending/texts';
+import { RUN_END_TEXTS } from '../../src/core/ending/texts';
 
 const LOOP = (extra = '') => `
 name: publish-loop
@@ -56,7 +56,7 @@ describe('an open request and a stop condition on the same wave', () => {
     const r = await h.run(LOOP('budget:\n  max_agent_calls: 2\n'));
     expect(r).toMatchObject({ status: 'budget_exceeded', reason: 'max_turns_exceeded' });
     expect(r.unanswered).toEqual([expect.objectContaining({ id: 'r1', kind: 'approval', agent: 'publisher' })]);
-    expect(r.warnings).toContain(RUN_TEXTS.unanswered(['r1']));
+    expect(r.warnings).toContain(RUN_END_TEXTS.unanswered(['r1']));
   });
 
   test('`troupe stop` while the run waits ends it cancelled/user_stop with the request unanswered', async () => {
@@ -66,6 +66,6 @@ describe('an open request and a stop condition on the same wave', () => {
     expect((await troupe('stop', handle.workflowId)).code).toBe(0);
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'cancelled', reason: 'user_stop', unanswered: [expect.objectContaining({ id: 'r1' })] });
-    expect(r.warnings).toContain(RUN_TEXTS.unanswered(['r1']));
+    expect(r.warnings).toContain(RUN_END_TEXTS.unanswered(['r1']));
   });
 });

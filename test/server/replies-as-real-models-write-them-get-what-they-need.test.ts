@@ -14,7 +14,7 @@
  * - a timed-out model call names the agent and the setting; a timed-out tool its timeout_ms.
  */
 import { REPLY_TEXTS } from '../../src/activities/replies';
-import { RUN_TEXTS } from '../../src/core/ending/texts';
+import { RUN_END_TEXTS } from '../../src/core/ending/texts';
 import { GOAL_TEXTS } from '../../src/core/goals/texts';
 import { PROMPT_TEXTS } from '../../src/core/prompts/build';
 import { openAiError } from '../helpers/stub-llm';
@@ -59,7 +59,7 @@ describe('replies as real models write them', () => {
     t.h.stub.reset();
     t.h.stub.script('writer', [{ text: 'cut ', finishReason: 'length' }]);
     const cut = await t.h.run(solo(', model: { max_tokens: 64 }'));
-    expect(cut).toMatchObject({ status: 'failed', reason: 'truncated_output', reasonText: RUN_TEXTS.truncated('writer', 64), steps: 1 });
+    expect(cut).toMatchObject({ status: 'failed', reason: 'truncated_output', reasonText: RUN_END_TEXTS.truncated('writer', 64), steps: 1 });
 
     t.h.stub.reset();
     t.h.stub.script('writer', [{ text: 'cut ', finishReason: 'length' }]);

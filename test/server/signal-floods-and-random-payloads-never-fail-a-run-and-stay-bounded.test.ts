@@ -1,5 +1,5 @@
 /**
- * Hostile signals against real runs (README, "Bounds on hostile input"): random sequences of
+ * Hostile signals against real runs (docs/semantics.md, "Bounds on hostile input"): random sequences of
  * random payloads (decisions before any request, duplicate decisions, malformed and unknown
  * payloads), and 10,000 `message` signals to one run. The run never fails, the lists that grow with
  * signals stay within their caps (what does not fit is a warning), and the run then completes.
@@ -82,26 +82,23 @@ describe('hostile signals', () => {
     );
   });
 
-  test('decisions before any request and duplicate decisions are warnings; the one that matches decides', async () => {
+  test('a decision for the request that opens next is kept and decides it; one naming nothing and duplicates are warnings', async () => {
     const gate = stubGate();
     h.stub.script('writer', [gate.hold({ toolCalls: [{ name: 'signal', arguments: { type: 'need_approval', summary: 'ship it?' } }] }), { text: 'shipped' }]);
     const handle = await h.start(HITL);
     await h.stub.waitForRequests(1, 'writer');
-    await handle.signal('approve', { requestId: 'r1' });
+    // r1 opens when the writer's reply comes back: this approval is kept until then
+    await handle.signal('approve', { requestId: 'r1', note: 'early yes', by: 'ana' });
     await handle.signal('answer', { text: 'early' });
+    await handle.signal('approve', { requestId: 'r1', note: 'twice' });
     await waitForStatus(handle, (s) => s.warnings.length === 2);
     gate.open();
-    await waitForStatus(handle, (s) => s.phase === 'awaiting_human');
-    await handle.signal('approve', { requestId: 'r1', note: 'yes' });
-    await handle.signal('approve', { requestId: 'r1', note: 'again' });
-    await handle.signal('reject', { reason: 'too late' });
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', reason: 'exit' });
+    expect(r.decisions).toEqual([expect.objectContaining({ requestId: 'r1', kind: 'approve', text: 'early yes', by: 'ana' })]);
     expect(r.warnings).toEqual([
-      'ignored approve signal: request r1 is not pending (pending: none)',
       'ignored answer signal: no request is pending',
       'ignored approve signal: request r1 is not pending (pending: none)',
-      'ignored reject signal: no request is pending',
     ]);
     expect(h.stub.requestsFor('critic')).toHaveLength(1);
   });
@@ -114,7 +111,7 @@ describe('hostile signals', () => {
     const started = Date.now();
     const floods = Array.from({ length: 10_000 }, (_, i) => (i % 2 ? { text: `flood-${i} to critic`, to: 'critic' } : { text: `flood-${i} to all` }));
     // four at a time: the server fails a workflow task while over 100 signals wait behind it, and a
-    // wider flood turns that into a replay storm (README, "Bounds on hostile input")
+    // wider flood turns that into a replay storm (docs/semantics.md, "Bounds on hostile input")
     await pool(floods, 4, (p) => handle.signal('message', p));
     const sendMs = Date.now() - started;
     const during = await waitForStatus(handle, (s) => s.warnings.includes(STATE_TEXTS.messageDropped('critic', MAX_QUEUED_MESSAGES)), 60_000);

@@ -7,7 +7,7 @@
  * It also counts, exactly, the promises each workflow creates per step while its history replays:
  * the SDK captures a stack trace for every promise a workflow creates, and a troupe step costs the
  * workflow as many promises as the floor's `await` of a bare activity does, give or take one
- * (BENCHMARKS.md, "What changed"). And it holds the bundle to what makes its steps cheap: troupe's
+ * (CHANGELOG.md, 0.2.0, "Performance, change by change"). And it holds the bundle to what makes its steps cheap: troupe's
  * code compiled for ES2022 and JSON encoded natively (`bundleOptions` in src/worker.ts).
  */
 import { promiseHooks } from 'node:v8';

@@ -5,7 +5,7 @@
  * retries; a second SIGTERM exits at once.
  */
 import { once } from 'node:events';
-import { WORKER_STOP_TEXT, SIGNAL_EXIT_CODES } from '../../src/cli/worker';
+import { CLI_WORKER_STOP_TEXTS, SIGNAL_EXIT_CODES } from '../../src/cli/worker';
 import { startRun } from '../../src/client';
 import { compileYaml } from '../helpers/compile';
 import { stubGate } from '../helpers/stub-llm';
@@ -55,7 +55,7 @@ describe('troupe worker on SIGTERM', () => {
     await stub.waitForRequests(1, 'writer');
 
     sigterm(worker);
-    await waitForOutput(worker, WORKER_STOP_TEXT.draining(60_000));
+    await waitForOutput(worker, CLI_WORKER_STOP_TEXTS.draining(60_000));
     // no longer polling: a run started now is not picked up by the draining worker
     const late = await startRun(tc.client, { role: solo('latecomer'), task: 'essay', taskQueue: queue });
     await new Promise((r) => setTimeout(r, 1500));
@@ -65,7 +65,7 @@ describe('troupe worker on SIGTERM', () => {
 
     gate.open();
     expect((await worker.exit).code).toBe(0);
-    expect(worker.output()).toContain(WORKER_STOP_TEXT.stopped);
+    expect(worker.output()).toContain(CLI_WORKER_STOP_TEXTS.stopped);
     expect(stub.requestsFor('writer')[0]).toMatchObject({ aborted: false, status: 200 });
 
     await suite.spawn(queue);
@@ -108,13 +108,13 @@ describe('troupe worker on SIGTERM', () => {
     await stub.waitForRequests(1, 'writer');
 
     sigterm(worker);
-    await waitForOutput(worker, WORKER_STOP_TEXT.draining(60_000));
+    await waitForOutput(worker, CLI_WORKER_STOP_TEXTS.draining(60_000));
     const signalledAt = Date.now();
     sigterm(worker);
     const { code, at } = await worker.exit;
     expect(code).toBe(SIGNAL_EXIT_CODES.SIGTERM);
     expect(at - signalledAt).toBeLessThan(3_000);
-    expect(worker.output()).toContain(WORKER_STOP_TEXT.exitNow('SIGTERM'));
+    expect(worker.output()).toContain(CLI_WORKER_STOP_TEXTS.exitNow('SIGTERM'));
     await stub.waitFor(() => stub.requestsFor('writer')[0].aborted, { message: 'the call of the exited worker stayed open' });
     gate.open();
   }, 120_000);

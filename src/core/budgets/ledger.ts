@@ -8,20 +8,20 @@ import { plural } from '../text/format';
 import type { TokenCounts } from '../conditions/view';
 
 /** Price of a model in USD per 1M tokens. */
-export interface ModelPrice {
+interface ModelPrice {
   input: number;
   output: number;
 }
 
 /** One agent's share of the usage (its own dispatches). */
-export interface AgentUsage extends TokenCounts {
+interface AgentUsage extends TokenCounts {
   costUsd: number;
   /** Dispatches of this agent. */
   calls: number;
 }
 
 /** One round's usage (every LLM call made in it). */
-export interface RoundUsage extends TokenCounts {
+interface RoundUsage extends TokenCounts {
   round: number;
   costUsd: number;
 }
@@ -42,7 +42,7 @@ export interface UsageLedger extends TokenCounts {
 }
 
 /** Calls of worker tools (MCP servers and module tools): what `max_tool_calls` counts. */
-export interface ToolCallUsage {
+interface ToolCallUsage {
   total: number;
   byAgent: Record<string, number>;
   /** By the tool's name in the role file (`files.write_file`). */
@@ -54,7 +54,7 @@ export interface ToolCallUsage {
 }
 
 /** One finished LLM activity to record. */
-export interface LedgerCall {
+interface LedgerCall {
   kind: 'agent' | 'judge' | 'compaction';
   /** The agent dispatched, judged or compacted for; only `agent` calls go into `byAgent`. */
   agent?: string;
@@ -67,7 +67,7 @@ export interface LedgerCall {
   llmCalls?: number;
 }
 
-export type BudgetReason =
+type BudgetReason =
   | 'token_budget_exceeded'
   | 'money_budget_exceeded'
   | 'max_turns_exceeded'
@@ -86,7 +86,7 @@ export interface BudgetStop {
 const round12 = (x: number): number => Math.round(x * 1e12) / 1e12;
 
 /** `$0.50` for whole cents, else every decimal the user wrote (`$0.125`). */
-export function usdLimitText(usd: number): string {
+function usdLimitText(usd: number): string {
   const cents = usd.toFixed(2);
   return Number(cents) === usd ? `$${cents}` : `$${usd}`;
 }
@@ -97,12 +97,12 @@ export function usdSpentText(usd: number): string {
 }
 
 /** Active time in seconds with at most one decimal: `61.2s`. */
-export function secondsSpentText(ms: number): string {
+function secondsSpentText(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))}s`;
 }
 
 /** Budget reason texts and the CLI hints, in one place. */
-export const BUDGET_TEXTS = {
+const BUDGET_TEXTS = {
   token: (limit: number, used: number, calls: number) =>
     `token budget ${limit} reached (${used} tokens used after ${plural(calls, 'agent call')})`,
   money: (limit: number, spent: number, calls: number) =>
@@ -124,7 +124,10 @@ export const BUDGET_TEXTS = {
   } satisfies Record<BudgetReason, string>,
 } as const;
 
-/** USD cost of one call: prompt tokens at `input`, completion tokens at `output`, per 1M tokens; 0 for an unpriced model. */
+/**
+ * USD cost of one call: prompt tokens at `input`, completion tokens at `output`, per 1M tokens; 0 for an unpriced model.
+ * @internal exported for tests
+ */
 export function computeCostUsd(model: string, usage: TokenCounts, pricing: Record<string, ModelPrice>): number {
   const price = pricing[model];
   if (!price) return 0;

@@ -5,7 +5,9 @@
  * warning; a *done* does not short-circuit. Pure and
  * synchronous (no awaits, so no Temporal cancellation can be swallowed); plain data in and out.
  */
-import { goalCheck, goalRunStatus, type GoalCheckOptions, type GoalRunStatus, type GoalState } from '../goals';
+import { ENDS } from '../ending/ends';
+import type { RunEnd } from '../ending/result';
+import { goalCheck, type GoalState } from '../goals';
 import { outputCheck, type FinalResult, type OutputCheckResult, type OutputConfig, type OutputVerdict } from '../output/check';
 import type { OutputValidator } from '../output/validator';
 
@@ -38,7 +40,7 @@ export interface CompletionCheck {
 }
 
 /** How the run goes on when a check says continue. */
-export type ContinueAction =
+type ContinueAction =
   | { action: 'new_round'; prompt: string }
   | { action: 'redispatch'; targets: Array<{ agent: string; prompt: string }> };
 
@@ -52,21 +54,21 @@ interface OutcomeState {
 }
 
 /** The pipeline's outcome. */
-export type CompletionOutcome =
+type CompletionOutcome =
   | (OutcomeState & {
       kind: 'done';
       /** Set when the goal has finished (completed, blocked or a limit): the run's status and reason. */
-      goalEnd?: GoalRunStatus;
+      goalEnd?: RunEnd;
       /** Set when an output schema is configured and its check finished. */
       output?: OutputVerdict;
     })
   | (OutcomeState & { kind: 'continue'; by: string } & ContinueAction);
 
 /** Names of the built-in checks (they run first and cannot be registered). */
-export const BUILTIN_CHECKS = ['goal', 'output'] as const;
+const BUILTIN_CHECKS = ['goal', 'output'] as const;
 
 /** Pipeline texts, so tests can pin them. */
-export const CHECK_TEXTS = {
+const CHECK_TEXTS = {
   failed: (name: string, message: string) => `completion check ${name} failed: ${message}`,
   invalidName: (name: string) => `registerCompletionCheck: invalid name "${name}" (use [a-z][a-z0-9_-]*)`,
   badVerdict: 'returned neither {kind: "done"} nor {kind: "continue", prompt}',
@@ -82,12 +84,18 @@ export function registerCompletionCheck(name: string, check: CompletionCheck['ch
   registered.set(name, { name, check });
 }
 
-/** The registered checks, in order. */
+/**
+ * The registered checks, in order.
+ * @internal exported for tests
+ */
 export function registeredCompletionChecks(): CompletionCheck[] {
   return [...registered.values()];
 }
 
-/** Test helper: forget every registered check. */
+/**
+ * Test helper: forget every registered check.
+ * @internal exported for tests
+ */
 export function clearCompletionChecks(): void {
   registered.clear();
 }
@@ -104,7 +112,6 @@ export function runCompletionChecks(
   ctx: CompletionContext,
   extra: CompletionCheck[] = registeredCompletionChecks(),
   validator?: OutputValidator,
-  goalOptions: GoalCheckOptions = {},
 ): CompletionOutcome {
   const warnings: string[] = [];
   let goal = ctx.goal;
@@ -113,7 +120,7 @@ export function runCompletionChecks(
 
   if (goal) {
     try {
-      const g = goalCheck(goal, ctx.now, goalOptions);
+      const g = goalCheck(goal, ctx.now);
       if (g.kind === 'continue') {
         return { ...state(), goal: g.goal, kind: 'continue', by: 'goal', action: 'new_round', prompt: g.prompt };
       }
@@ -153,7 +160,7 @@ export function runCompletionChecks(
     }
   }
 
-  const goalEnd = goal ? goalRunStatus(goal) : undefined;
+  const goalEnd = goal ? ENDS.goal(goal) : undefined;
   return { ...state(), kind: 'done', ...(goalEnd ? { goalEnd } : {}), ...(output ? { output } : {}) };
 }
 

@@ -7,7 +7,10 @@ import { pluginOf } from './registry';
 import { DESCRIBE_TEXTS } from './texts';
 import type { Condition, Termination } from './types';
 
-/** Short description of one condition for prompts. */
+/**
+ * Short description of one condition for prompts.
+ * @internal exported for tests
+ */
 export function describeCondition(c: Condition): string {
   switch (c.kind) {
     case 'any_of':

@@ -17,7 +17,7 @@ import { conditionKeys, getConditionPlugin, isBuiltinConditionKey } from './regi
 import type { Condition } from './types';
 
 /** User-visible messages of condition parsing. */
-export const PARSE_MESSAGES = {
+const PARSE_MESSAGES = {
   notACondition: (got: string) =>
     `expected a condition (an object with one key, or "signal_observed(type)"), got ${got}`,
   badString: (s: string) =>
@@ -140,7 +140,7 @@ function parseString(s: string): ParsedCondition {
 /**
  * Parse one condition item: `{key: value}` with exactly one key, or `"signal_observed(type)"`.
  * `depth` counts the any_of/all_of lists around it; past `MAX_CONFIG_DEPTH` a list is an error, so
- * no input can exhaust the stack (README, "Bounds on hostile input").
+ * no input can exhaust the stack (docs/semantics.md, "Bounds on hostile input").
  */
 export function parseCondition(item: unknown, depth = 0): ParsedCondition {
   if (typeof item === 'string') return parseString(item);
@@ -159,6 +159,7 @@ export function parseCondition(item: unknown, depth = 0): ParsedCondition {
 /**
  * Parse a list of items; issue and mention paths start with the item index. Conditions of valid
  * items only; mentions of every item.
+ * @internal exported for tests
  */
 export function parseConditionList(
   items: readonly unknown[],

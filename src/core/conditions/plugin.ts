@@ -12,7 +12,7 @@ import type { TerminationView } from './view';
 export type ParseResult<P> = { ok: true; params: P } | { ok: false; message: string; path?: Path };
 
 /** An agent named in a condition's YAML value, at `path` under the key (e.g. `['sources', 1]`). */
-export interface NamedAgent {
+interface NamedAgent {
   agent: string;
   path: Path;
 }
@@ -34,7 +34,7 @@ export type LoopBound = { kind: 'iterations'; n: number } | { kind: 'messages'; 
  * An event latch: set during a round when an agent result fires it, and read back by `holds` as
  * `view.latches[key(params)] === true`, so the event stays seen for the rest of the round.
  */
-export interface Latch<P> {
+interface Latch<P> {
   /** The latch's key in `view.latches`; unique across conditions (start it with the condition key). */
   key(params: P): string;
   /** Whether this agent's result (normalized) fires the latch. */
@@ -96,7 +96,7 @@ export interface ConditionPlugin<P = unknown> {
   loopBound?(params: P): LoopBound | undefined;
   /**
    * The regular expressions it runs on agent output: validation rejects those that can backtrack
-   * catastrophically (README, "Bounds on hostile input"), with errors located at their paths.
+   * catastrophically (docs/semantics.md, "Bounds on hostile input"), with errors located at their paths.
    */
   patterns?(params: P): ConditionPattern[];
 }

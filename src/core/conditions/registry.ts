@@ -12,9 +12,12 @@ import type { LeafCondition } from './types';
 export type { ConditionPlugin } from './plugin';
 
 /** The composite keys: the evaluator's own, not plugins. */
-export const COMPOSITE_KEYS = ['any_of', 'all_of'] as const;
+const COMPOSITE_KEYS = ['any_of', 'all_of'] as const;
 
-/** Every built-in key, composites last: the keys users may not register. */
+/**
+ * Every built-in key, composites last: the keys users may not register.
+ * @internal exported for tests
+ */
 export function builtinConditionKeys(): string[] {
   const builtins = storedPlugins().flatMap(([key]) => (isBuiltinPlugin(key) ? [key] : []));
   return [...builtins, ...COMPOSITE_KEYS];
@@ -58,7 +61,10 @@ export function pluginForReason(reason: string): ConditionPlugin<unknown> | unde
   return storedPlugins().find(([, plugin]) => plugin.reason === reason)?.[1];
 }
 
-/** Test helper: forget every condition a user registered; the built-ins stay. */
+/**
+ * Test helper: forget every condition a user registered; the built-ins stay.
+ * @internal exported for tests
+ */
 export function clearRegisteredConditions(): void {
   forgetUserPlugins();
 }

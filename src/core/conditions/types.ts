@@ -12,7 +12,7 @@ type Builtins = typeof builtin;
 type ParamsOf<T> = T extends ConditionPlugin<infer P> ? P : never;
 
 /** A compiled built-in leaf: what its plugin's `parse` returns. */
-export type BuiltinCondition = { [K in keyof Builtins]: ParamsOf<Builtins[K]> }[keyof Builtins];
+type BuiltinCondition = { [K in keyof Builtins]: ParamsOf<Builtins[K]> }[keyof Builtins];
 
 /** One compiled condition. `custom` is a condition added with `registerCondition`. */
 export type Condition =

@@ -13,17 +13,17 @@ import type { Condition, Termination } from './types';
 import { verdictKey } from './view';
 
 /** Anything that may carry a guard condition, e.g. a compiled edge. */
-export interface Guarded {
+interface Guarded {
   when?: Condition;
 }
 
 /** All conditions in `c`, depth first, itself included. */
-export function flatten(c: Condition): Condition[] {
+function flatten(c: Condition): Condition[] {
   return c.kind === 'any_of' || c.kind === 'all_of' ? [c, ...c.items.flatMap(flatten)] : [c];
 }
 
 /** Every condition of the expression and of the guards, nested ones included, in list order. */
-export function* allConditions(t: Termination, edges: readonly Guarded[] = []): Generator<Condition> {
+function* allConditions(t: Termination, edges: readonly Guarded[] = []): Generator<Condition> {
   const roots = [...t.anyOf, ...t.allOf, ...edges.flatMap((e) => (e.when ? [e.when] : []))];
   for (const root of roots) yield* flatten(root);
 }
@@ -85,7 +85,7 @@ export function usesJudge(conditions: readonly Condition[]): boolean {
 }
 
 /** Hashes per agent every view keeps, whatever the conditions: enough to tell a repeated result (plugins may rely on it). */
-export const MIN_HASH_WINDOW = 2;
+const MIN_HASH_WINDOW = 2;
 
 /** How many recent hashes per agent the run state must keep: the largest any condition asks for, at least {@link MIN_HASH_WINDOW}. */
 export function hashWindow(t: Termination, edges: readonly Guarded[] = []): number {
@@ -102,7 +102,10 @@ export function timersMs(t: Termination): number[] {
   });
 }
 
-/** The earliest timer of the expression; undefined when there is none. */
+/**
+ * The earliest timer of the expression; undefined when there is none.
+ * @internal exported for tests
+ */
 export function timeoutMs(t: Termination): number | undefined {
   const timers = timersMs(t);
   return timers.length > 0 ? Math.min(...timers) : undefined;
@@ -183,7 +186,7 @@ export function allOfLeaves(c: Condition, path: Path, inAllOf: boolean): Array<{
 }
 
 /** Every leaf of `c` with the YAML path of its key (`path` is the item's), nested lists included. */
-export function leavesAt(c: Condition, path: Path): Array<{ leaf: Condition; path: Path }> {
+function leavesAt(c: Condition, path: Path): Array<{ leaf: Condition; path: Path }> {
   if (c.kind === 'any_of' || c.kind === 'all_of') return c.items.flatMap((item, i) => leavesAt(item, [...path, c.kind, i]));
   return [{ leaf: c, path: [...path, c.kind === 'custom' ? c.key : c.kind] }];
 }

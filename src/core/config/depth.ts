@@ -1,5 +1,5 @@
 /**
- * The nesting bound of a role file (README, "Bounds on hostile input"). The YAML reader recurses
+ * The nesting bound of a role file (docs/semantics.md, "Bounds on hostile input"). The YAML reader recurses
  * once per level of nesting and exhausts the stack a few hundred levels down, so the text is scanned
  * first with the reader's own lexer (iterative: it sees quotes, comments and block scalars as the
  * reader does) and a file that is certainly too deep is refused before it is parsed; the value read
@@ -57,7 +57,7 @@ export function deepTextOffset(text: string, max: number = 2 * MAX_CONFIG_DEPTH)
 }
 
 /** Where a value is too deep: the path to its first node past the bound, or to an alias that contains itself. */
-export type DepthProblem = { kind: 'too_deep'; path: Path } | { kind: 'cycle'; path: Path };
+type DepthProblem = { kind: 'too_deep'; path: Path } | { kind: 'cycle'; path: Path };
 
 /**
  * The first place where `value` nests more than `max` levels (a mapping or list is one level), or

@@ -5,6 +5,7 @@
 /**
  * Edit distance (Levenshtein with adjacent transpositions, "optimal string alignment"): insert,
  * delete, substitute and swap two neighbours each cost 1, so `modle` is 1 away from `model`.
+ * @internal exported for tests
  */
 export function levenshtein(a: string, b: string): number {
   if (a === b) return 0;
@@ -24,7 +25,7 @@ export function levenshtein(a: string, b: string): number {
  * Words longer than this get no hint: a typo of a long value is not what went wrong, and the edit
  * distance costs the product of the lengths (a hostile file could make it take minutes).
  */
-export const MAX_HINT_LENGTH = 64;
+const MAX_HINT_LENGTH = 64;
 
 /**
  * The candidate closest to `word`, if close enough to be a likely typo: at most a third of the

@@ -21,7 +21,7 @@ type Json = unknown;
 type Container = Record<string | number, Json>;
 
 /** A stand-in config and what the compiler's findings on it are worth. */
-export interface LenientConfig {
+interface LenientConfig {
   config: RoleConfig;
   /** Compiler issues under these paths are about stand-ins, not the user's text: drop them. */
   unreliable: Path[];

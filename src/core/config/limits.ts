@@ -1,6 +1,6 @@
 /**
  * The bounds a role file, and the model output its patterns run on, are held to
- * (README, "Bounds on hostile input"). One place, so the loader, the validator, the condition
+ * (docs/semantics.md, "Bounds on hostile input"). One place, so the loader, the validator, the condition
  * matchers and the output check agree, and tests pin them. Pure constants.
  */
 
@@ -46,7 +46,10 @@ export const MAX_YAML_ERRORS = 20;
 /** How many errors, and how many warnings, one load reports at most; the rest are counted in one closing issue. */
 export const MAX_REPORTED_ISSUES = 200;
 
-/** How many characters of a user's value an error message quotes before cutting it with `…`. */
+/**
+ * How many characters of a user's value an error message quotes before cutting it with `…`.
+ * @internal exported for tests
+ */
 export const MAX_QUOTED_CHARS = 80;
 
 /** How many characters of a YAML snippet a message suggests before cutting it: any everyday condition fits. */
@@ -59,7 +62,7 @@ export function clip(value: string, max: number = MAX_QUOTED_CHARS): string {
 
 /**
  * The most agents a role may declare, and the most tool calls of one reply that may run: with the
- * run's bound on pending tool calls (`src/workflows/versions.ts`), no wave can come near the 2,000
+ * run's bound on pending tool calls (`MAX_PENDING_TOOL_CALLS`, `src/workflows/tool-loop.ts`), no wave can come near the 2,000
  * activities Temporal lets one run have pending (past them every workflow task of the run fails).
  */
 export const MAX_AGENTS = 256;

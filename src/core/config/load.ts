@@ -15,7 +15,7 @@ import { CONFIG_MESSAGES as M } from './messages';
 import { RoleConfigSchema, type RoleConfig } from './schema';
 import { parseWithIssues } from './zod-issues';
 
-export { formatIssue, type ConfigIssue } from './issues';
+export { formatIssue } from './issues';
 
 /** What loading a role.yaml gives: config and graph only when there are no errors. */
 export interface LoadResult {
@@ -53,7 +53,7 @@ function finish(r: { config?: RoleConfig; graph?: CompiledGraph; errors: ConfigI
 
 /**
  * At most `max` issues in file order; the rest are counted in one closing issue at the first one left
- * out, so a hostile file cannot make the answer as long as the file (README, "Bounds on hostile input").
+ * out, so a hostile file cannot make the answer as long as the file (docs/semantics.md, "Bounds on hostile input").
  */
 function bounded(issues: ConfigIssue[], max: number, more: (n: number) => string): ConfigIssue[] {
   if (issues.length <= max) return issues;

@@ -44,7 +44,7 @@ function isEmptyScalar(n: Node | null): boolean {
 }
 
 /** The offset in the text for an issue at `path` (see the module doc for the rules). */
-export function locateOffset(doc: Document, path: Path, at: 'key' | 'value' = 'value'): number {
+function locateOffset(doc: Document, path: Path, at: 'key' | 'value' = 'value'): number {
   const root = (doc.contents as Node | null) ?? null;
   const steps: Step[] = [{ node: root }];
   for (const seg of path) {

@@ -1,5 +1,5 @@
 /**
- * Whether a regular expression from a role file can backtrack catastrophically (README,
+ * Whether a regular expression from a role file can backtrack catastrophically (docs/semantics.md,
  * "Bounds on hostile input"). Such patterns run on model output inside the workflow (`regex` matchers of
  * conditions and `when` guards, `pattern` keywords of `output.schema`), where one long hostile
  * result would block the workflow task until Temporal's deadlock detector fails it, again on every
@@ -26,7 +26,7 @@ function checker(): CheckSync {
 }
 
 /** What the check found about one pattern; every kind but `safe` is an error. */
-export type PatternVerdict =
+type PatternVerdict =
   | { kind: 'safe' }
   | { kind: 'too_long'; length: number }
   | { kind: 'exponential'; at?: string }
@@ -34,7 +34,10 @@ export type PatternVerdict =
   | { kind: 'unsupported'; feature: string }
   | { kind: 'unchecked' };
 
-/** Messages of the check, in one place so tests pin them. `noun` is `regex` or `pattern`. */
+/**
+ * Messages of the check, in one place so tests pin them. `noun` is `regex` or `pattern`.
+ * @internal exported for tests
+ */
 export const REGEX_SAFETY_TEXTS = {
   tooLong: (noun: string, length: number) =>
     `${noun} is ${length} characters long; at most ${MAX_PATTERN_LENGTH} are accepted`,

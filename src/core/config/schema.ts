@@ -9,7 +9,7 @@ import { MAX_AGENTS, MAX_PARALLEL_TOOL_CALLS } from './limits';
 import { CONFIG_MESSAGES as M } from './messages';
 
 /** The role name: `[a-z0-9][a-z0-9-]*` (agent names follow the edge-string rule below). */
-export const ROLE_NAME_RE = /^[a-z0-9][a-z0-9-]*$/;
+const ROLE_NAME_RE = /^[a-z0-9][a-z0-9-]*$/;
 /** An agent name may not contain whitespace, `>` or `:` (the separators of the edge string form). */
 export const AGENT_NAME_RE = /^[^\s>:]+$/;
 /** Signal types, for `signal_observed` and the `signal` tool. */
@@ -28,7 +28,7 @@ const OnTruncatedSchema = z.enum(['fail', 'accept']);
 
 const MaxParallelToolCallsSchema = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1)).max(MAX_PARALLEL_TOOL_CALLS);
 
-export const ModelSchema = z.strictObject({
+const ModelSchema = z.strictObject({
   name: z.string().min(1).optional(),
   temperature: z.number().min(0).max(2).optional(),
   max_tokens: positiveInt.optional(),
@@ -47,7 +47,7 @@ export const ModelSchema = z.strictObject({
   on_truncated: OnTruncatedSchema.optional(),
 });
 
-export const PriceSchema = z.strictObject({
+const PriceSchema = z.strictObject({
   input: z.number().min(0),
   output: z.number().min(0),
 });
@@ -77,7 +77,7 @@ function toolGlob(re: RegExp, message: string) {
   });
 }
 
-export const AgentSchema = z.strictObject({
+const AgentSchema = z.strictObject({
   instructions: z.string().min(1, 'must be a non-empty string'),
   description: z.string().optional(),
   model: ModelSchema.optional(),
@@ -92,22 +92,22 @@ export const AgentSchema = z.strictObject({
 });
 
 /** Object form of an edge. `when` is a condition, validated by the condition parser. */
-export const EdgeObjectSchema = z.strictObject({
+const EdgeObjectSchema = z.strictObject({
   from: z.string().trim().min(1, 'must be a non-empty string'),
   to: z.string().trim().min(1, 'must be a non-empty string'),
   label: z.string().optional(),
   exit: z.boolean().optional(),
   when: z.unknown().optional(),
 });
-export const EdgeSchema = z.union([z.string(), EdgeObjectSchema]);
+const EdgeSchema = z.union([z.string(), EdgeObjectSchema]);
 
 /** Termination block: raw condition items, parsed (with located errors) by `core/conditions/parse.ts`. */
-export const TerminationSchema = z.strictObject({
+const TerminationSchema = z.strictObject({
   any_of: z.array(z.unknown()).min(1, 'must list at least one condition').optional(),
   all_of: z.array(z.unknown()).min(1, 'must list at least one condition').optional(),
 });
 
-export const CollaborationSchema = z.strictObject({
+const CollaborationSchema = z.strictObject({
   topology: z.string().min(1).optional(),
   agents: z.array(z.string().min(1)).optional(),
   flow: z.array(EdgeSchema).optional(),
@@ -116,7 +116,7 @@ export const CollaborationSchema = z.strictObject({
   termination: TerminationSchema.optional(),
 });
 
-export const GoalSchema = z.strictObject({
+const GoalSchema = z.strictObject({
   objective: z.string().min(1),
   success_criteria: z.string().optional(),
   constraints: z.string().optional(),
@@ -124,18 +124,18 @@ export const GoalSchema = z.strictObject({
   max_duration_ms: positiveInt.default(9_000_000),
 });
 
-export const OutputSchema = z.strictObject({
+const OutputSchema = z.strictObject({
   schema: z.record(z.string(), z.unknown()),
   max_retries: z.number().int().min(0).default(2),
 });
 
-export const ApprovalSchema = z.strictObject({
+const ApprovalSchema = z.strictObject({
   before_exit: z.boolean().default(false),
   /** Tool calls that wait for a human first: tool names, `server.*`, or globs such as `deploy_*`. */
   tools: z.array(toolGlob(TOOL_PATTERN_RE, 'must be a tool name or a pattern with *')).optional(),
 });
 
-export const BudgetSchema = z.strictObject({
+const BudgetSchema = z.strictObject({
   max_total_tokens: positiveInt.optional(),
   max_cost_usd: z.number().positive().optional(),
   max_agent_calls: positiveInt.optional(),
@@ -166,4 +166,3 @@ export type AgentConfig = z.infer<typeof AgentSchema>;
 export type EdgeConfig = z.infer<typeof EdgeSchema>;
 export type GoalConfig = z.infer<typeof GoalSchema>;
 export type BudgetConfig = z.infer<typeof BudgetSchema>;
-export type PriceConfig = z.infer<typeof PriceSchema>;

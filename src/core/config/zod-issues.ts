@@ -40,7 +40,7 @@ function tooBig(iss: { origin: string; maximum: number | bigint; inclusive?: boo
  * Per-parse error map: friendly defaults. Messages written in the schema (e.g.
  * `must be an integer >= 2`) take precedence over it, as zod gives schema messages priority.
  */
-export const friendlyErrorMap = (iss: RawIssue): string | undefined => {
+const friendlyErrorMap = (iss: RawIssue): string | undefined => {
   switch (iss.code) {
     case 'invalid_type':
       if (iss.input === undefined) return M.required;
@@ -91,7 +91,10 @@ function child(s: z.ZodType, seg: string | number): z.ZodType | undefined {
   return undefined;
 }
 
-/** The keys an object schema at `path` accepts (the first object option of a union). */
+/**
+ * The keys an object schema at `path` accepts (the first object option of a union).
+ * @internal exported for tests
+ */
 export function knownKeysAt(schema: z.ZodType, path: Path): string[] {
   let s: z.ZodType | undefined = schema;
   for (const seg of path) {

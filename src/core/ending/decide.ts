@@ -8,9 +8,10 @@
  */
 import type { BudgetStop } from '../budgets/ledger';
 import type { Stop } from '../conditions/evaluate';
+import { ENDS } from './ends';
 import { endsWhileWaiting, priorityOf } from './reasons';
 import type { RunEnd } from './result';
-import { RUN_TEXTS } from './texts';
+import { RUN_END_TEXTS } from './texts';
 
 /** What the loop does next. */
 export type NextStep =
@@ -61,43 +62,15 @@ export interface Situation {
   budget: BudgetStop | null;
 }
 
-/**
- * Rules that changed between versions of the loop. A run keeps the rules it started with, so a run
- * in flight when troupe is upgraded replays exactly (`src/workflows/versions.ts`).
- */
-export interface DecisionRules {
-  /**
-   * After a wave, ends that come from conditions (termination, loop cap, goal, graph end) wait while
-   * requests are open or the goal is paused; only hard limits (budgets, a condition marked `hard` such as `timeout_ms`) end the run
-   * then. Without it a condition could end the run past an open request.
-   */
-  holdSoftEnds: boolean;
-  /** The loop cap is checked before every wave too, so a human decision cannot route past it. */
-  capBeforeWave: boolean;
-  /**
-   * A tool call the budget refused ends the run `budget_exceeded` even when the round's graph ended
-   * with the same wave (the agent exited): its work was cut short, which an `exit` would hide.
-   */
-  toolRefusalOverGraphEnd: boolean;
-}
-
-/** The rules of the current version. */
-export const CURRENT_RULES: DecisionRules = { holdSoftEnds: true, capBeforeWave: true, toolRefusalOverGraphEnd: true };
-
-/** The rules troupe 0.2 ran with (kept so its runs replay). */
-export const RULES_0_2: DecisionRules = { holdSoftEnds: true, capBeforeWave: true, toolRefusalOverGraphEnd: false };
-
-/** The rules troupe 0.1 ran with (kept so its runs replay). */
-export const RULES_0_1: DecisionRules = { holdSoftEnds: false, capBeforeWave: false, toolRefusalOverGraphEnd: false };
-
 /** A step that ends: through the round end when the status allows completion checks, else at once. */
-export function endStep(end: RunEnd): NextStep {
+function endStep(end: RunEnd): NextStep {
   return end.status === 'completed' || end.status === 'exhausted' ? { kind: 'end_round', end } : { kind: 'end_run', end };
 }
 
 /**
  * The end with the best (lowest) priority among the candidates; ties go to the earlier candidate.
  * Undefined when there is none.
+ * @internal exported for tests
  */
 export function pickEnd(candidates: ReadonlyArray<RunEnd | undefined | null>): RunEnd | undefined {
   let best: RunEnd | undefined;
@@ -113,40 +86,38 @@ export function pickEnd(candidates: ReadonlyArray<RunEnd | undefined | null>): R
   return best;
 }
 
-/** The end `stop` imposes: graceful, after in-flight work, whatever else holds. */
-export function userStopEnd(reason?: string): RunEnd {
-  return { status: 'cancelled', reason: 'user_stop', reasonText: RUN_TEXTS.userStop(reason) };
-}
-
-/** How a round's graph ends once its next wave is empty: `exit` when an agent exited, else `dead_end`. */
+/**
+ * How a round's graph ends once its next wave is empty: `exit` when an agent exited, else `dead_end`.
+ * @internal exported for tests
+ */
 export function graphEnd(exits: readonly string[]): RunEnd {
   return exits.length > 0
-    ? { status: 'completed', reason: 'exit', reasonText: RUN_TEXTS.exit([...exits]) }
-    : { status: 'exhausted', reason: 'dead_end', reasonText: RUN_TEXTS.deadEndRound() };
+    ? { status: 'completed', reason: 'exit', reasonText: RUN_END_TEXTS.exit([...exits]) }
+    : { status: 'exhausted', reason: 'dead_end', reasonText: RUN_END_TEXTS.deadEndRound() };
 }
 
 function stopEnd(stop: Stop | null): RunEnd | undefined {
-  return stop ? { status: stop.status, reason: stop.reason, reasonText: stop.reasonText } : undefined;
+  return stop ? ENDS.condition(stop) : undefined;
 }
 
 function capEnd(cap: Situation['cap']): RunEnd | undefined {
-  return cap ? { status: 'exhausted', reason: 'max_iterations', reasonText: RUN_TEXTS.hardCap(cap.group, cap.cap) } : undefined;
+  return cap ? { status: 'exhausted', reason: 'max_iterations', reasonText: RUN_END_TEXTS.hardCap(cap.group, cap.cap) } : undefined;
 }
 
 function budgetEnd(budget: BudgetStop | null): RunEnd | undefined {
-  return budget ? { status: 'budget_exceeded', reason: budget.reason, reasonText: budget.reasonText } : undefined;
+  return budget ? ENDS.budget(budget) : undefined;
 }
 
 /** Decide the next step of the loop. */
-export function decideNext(s: Situation, rules: DecisionRules): NextStep {
-  if (s.stop) return { kind: 'end_run', end: userStopEnd(s.stop.reason) };
+export function decideNext(s: Situation): NextStep {
+  if (s.stop) return { kind: 'end_run', end: ENDS.userStop(s.stop.reason) };
   if (s.failure) return { kind: 'end_run', end: s.failure };
   if (s.timedOut) return endStep(s.timedOut);
   switch (s.point) {
     case 'before_wave':
-      return beforeWave(s, rules);
+      return beforeWave(s);
     case 'after_wave':
-      return afterWave(s, rules);
+      return afterWave(s);
     case 'before_retry':
       return waitFor(s, true) ?? (s.budget ? { kind: 'end_run', end: budgetEnd(s.budget) as RunEnd } : { kind: 'run_wave' });
     default: {
@@ -163,14 +134,15 @@ function waitFor(s: Situation, userPause: boolean): NextStep | undefined {
   return undefined;
 }
 
-/** Before a wave: wait for humans and pauses, then end if the round is over, else run the wave. */
-function beforeWave(s: Situation, rules: DecisionRules): NextStep {
+/**
+ * Before a wave: wait for humans and pauses, then end if the round is over, else run the wave. The
+ * loop cap is checked here too, so a human decision cannot route a loop past it.
+ */
+function beforeWave(s: Situation): NextStep {
   const wait = waitFor(s, true);
   if (wait) return wait;
   const graph = s.frontierEmpty && !s.holdsResults ? graphEnd(s.exits) : undefined;
-  const end = rules.capBeforeWave
-    ? pickEnd([graph, stopEnd(s.termination), capEnd(s.cap)])
-    : (graph ?? stopEnd(s.termination));
+  const end = pickEnd([graph, stopEnd(s.termination), capEnd(s.cap)]);
   if (end) return endStep(end);
   const budget = budgetEnd(s.budget);
   return budget ? { kind: 'end_run', end: budget } : { kind: 'run_wave' };
@@ -178,18 +150,19 @@ function beforeWave(s: Situation, rules: DecisionRules): NextStep {
 
 /**
  * After a wave: the ends the wave brought (goal, termination, loop cap, an empty next wave), a crossed
- * budget, or on to the next wave. Open requests and a paused goal hold condition ends back.
+ * budget, or on to the next wave. Open requests and a paused goal hold condition ends back: only hard
+ * limits (budgets, a condition marked `hard` such as `timeout_ms`) end the run then. A tool call the
+ * budget refused ends the run `budget_exceeded` even when the agent exited on the same wave: its work
+ * was cut short, which an `exit` would hide.
  */
-function afterWave(s: Situation, rules: DecisionRules): NextStep {
-  if (rules.holdSoftEnds) {
-    const wait = waitFor(s, false);
-    if (wait) {
-      const limit = s.termination && endsWhileWaiting(s.termination.reason) ? stopEnd(s.termination) : undefined;
-      const hard = budgetEnd(s.budget) ?? limit;
-      return hard ? endStep(hard) : wait;
-    }
+function afterWave(s: Situation): NextStep {
+  const wait = waitFor(s, false);
+  if (wait) {
+    const limit = s.termination && endsWhileWaiting(s.termination.reason) ? stopEnd(s.termination) : undefined;
+    const hard = budgetEnd(s.budget) ?? limit;
+    return hard ? endStep(hard) : wait;
   }
-  const refused = rules.toolRefusalOverGraphEnd && s.budget?.reason === 'tool_budget_exceeded';
+  const refused = s.budget?.reason === 'tool_budget_exceeded';
   const graph = s.frontierEmpty && !s.holdsResults && !refused ? graphEnd(s.exits) : undefined;
   const end = pickEnd([s.goalEnd, stopEnd(s.termination), capEnd(s.cap), graph]);
   if (end) return endStep(end);

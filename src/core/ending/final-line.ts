@@ -7,7 +7,7 @@ import { budgetHint, isBudgetReason, usdSpentText } from '../budgets/ledger';
 import { plural } from '../text/format';
 
 /** Failure details of a failed run, plus who failed when known. */
-export interface FinalDiagnostics {
+interface FinalDiagnostics {
   status?: number;
   requestId?: string;
   message: string;
@@ -16,7 +16,10 @@ export interface FinalDiagnostics {
   kind?: 'agent' | 'judge' | 'compaction';
 }
 
-/** The parts of a RunResult the final line reads. */
+/**
+ * The parts of a RunResult the final line reads.
+ * @internal exported for tests
+ */
 export interface FinalLineInput {
   status: RunStatus;
   reason: StopReason;
@@ -30,7 +33,7 @@ export interface FinalLineInput {
 
 
 /** Every final-line string, so tests pin them. */
-export const STATUS_TEXTS = {
+const STATUS_TEXTS = {
   progress: (rounds: number, calls: number) => `after ${plural(rounds, 'round')}, ${plural(calls, 'agent call')}`,
   cost: (usd: number, tokens: number) =>
     usd > 0 ? ` (${plural(tokens, 'token')}, ${usdSpentText(usd)})` : ` (${plural(tokens, 'token')})`,
@@ -60,7 +63,10 @@ export const STATUS_TEXTS = {
     `completed with an invalid output: ${detail} ${progress}; the final result does not match output.schema (errors below)`,
 } as const;
 
-/** `reasonText` without its leading `reason: ` label (`result_match: critic score 90 >= 85` → `critic score 90 >= 85`). */
+/**
+ * `reasonText` without its leading `reason: ` label (`result_match: critic score 90 >= 85` → `critic score 90 >= 85`).
+ * @internal exported for tests
+ */
 export function reasonDetail(reason: string, reasonText: string): string {
   const prefix = `${reason}: `;
   const detail = reasonText.startsWith(prefix) ? reasonText.slice(prefix.length) : reasonText;

@@ -14,7 +14,7 @@ export const RUN_STATUSES = ['completed', 'exhausted', 'budget_exceeded', 'cance
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** What a reason means for the run. */
-export interface ReasonInfo {
+interface ReasonInfo {
   status: RunStatus;
   /** Lower wins when several ends apply at once. */
   priority: number;
@@ -29,7 +29,10 @@ const CANCELLED = { status: 'cancelled', priority: DEFAULT_PRIORITY } as const;
 const OVER_BUDGET = { status: 'budget_exceeded', priority: DEFAULT_PRIORITY } as const;
 const FAILED = { status: 'failed', priority: DEFAULT_PRIORITY } as const;
 
-/** Every reason that is not a condition's. */
+/**
+ * Every reason that is not a condition's.
+ * @internal exported for tests
+ */
 export const RUN_REASONS = {
   exit: { status: 'completed', priority: 1 },
   goal_completed: { status: 'completed', priority: 0 },
@@ -74,7 +77,10 @@ function runReason(reason: string): ReasonInfo | undefined {
   return Object.prototype.hasOwnProperty.call(RUN_REASONS, reason) ? RUN_REASONS[reason as keyof typeof RUN_REASONS] : undefined;
 }
 
-/** Run status for a stop reason: the table's, else the condition plugin's (default `completed`). */
+/**
+ * Run status for a stop reason: the table's, else the condition plugin's (default `completed`).
+ * @internal exported for tests
+ */
 export function statusForReason(reason: StopReason): RunStatus {
   return runReason(reason)?.status ?? pluginForReason(reason)?.status ?? 'completed';
 }

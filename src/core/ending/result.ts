@@ -69,6 +69,8 @@ export interface RunEnd {
 /** The `status` query: phase, position, usage, goal, pending requests, latest results in brief. */
 export interface RunStatusView {
   workflowId: string;
+  /** The troupe release that started the run (absent for runs started before 0.3). */
+  release?: string;
   phase: 'running' | 'paused' | 'awaiting_human' | 'finished';
   /** Who paused the run, while `phase` is `paused`: the `pause` signal, or the `goal` tool (with its reason). */
   pause?: { by: 'user' | 'goal'; reason?: string };
@@ -119,7 +121,7 @@ function goalView(state: RunState, now: number): RunResult['goal'] {
 }
 
 /** Build the RunResult at workflow time `now`. */
-export function buildRunResult(state: RunState, end: RunEnd, now: number, output?: OutputVerdict, withUnanswered = true): RunResult {
+export function buildRunResult(state: RunState, end: RunEnd, now: number, output?: OutputVerdict): RunResult {
   const agents = finalAgents(state);
   const unanswered = pendingRequests(state);
   return {
@@ -140,7 +142,7 @@ export function buildRunResult(state: RunState, end: RunEnd, now: number, output
     warnings: state.warnings,
     diagnostics: end.diagnostics,
     activeMs: activeMs(state, now),
-    ...(withUnanswered && unanswered.length > 0 ? { unanswered } : {}),
+    ...(unanswered.length > 0 ? { unanswered } : {}),
     decisions: decisionsOf(state),
   };
 }
@@ -168,6 +170,7 @@ export function buildStatusView(
   }
   return {
     workflowId: state.workflowId,
+    ...(state.release ? { release: state.release } : {}),
     phase,
     ...(pause ? { pause } : {}),
     round: state.round.round,

@@ -12,13 +12,16 @@ function errorMessage(err: unknown): string {
 }
 
 /** Run-loop texts: stop reasons the loop itself decides, and its warnings. */
-export const RUN_TEXTS = {
+export const RUN_END_TEXTS = {
   exit: (agents: string[]) => `exit: ${[...new Set(agents)].join(', ')} took the exit edge`,
   deadEndRound: () => 'dead_end: the next wave is empty and no agent took an exit edge',
   deadEnd: (agent: string, round: number) => `round ${round}: branch of ${agent} ended with no edge to follow`,
   hardCap: (group: string, cap: number) => `max_iterations: loop ${group} reached ${cap}`,
   userStop: (reason?: string) => `user_stop: stopped by the user${reason ? ` (${reason})` : ''}`,
   userAbort: () => 'user_abort: the workflow was cancelled; in-flight calls were aborted',
+  fatal: (agent: string, got: string, message: string) => `fatal_error: agent ${agent}${got}: ${message}`,
+  activityFailed: (agent: string, message: string, requestId: string) =>
+    `activity_failed: agent ${agent} failed after 3 attempts: ${message}${requestId}`,
   judgeFailed: (agent: string, err: unknown) =>
     `judge for ${agent} failed; converged counts as false for this result (${errorMessage(err)})`,
   unanswered: (ids: string[]) =>

@@ -50,15 +50,7 @@ export function goalEventError(event: GoalEvent): string | undefined {
 }
 
 /** Result of applying one goal event: the new state, or the unchanged state and a warning. */
-export type GoalEventOutcome = { ok: true; goal: GoalState } | { ok: false; goal: GoalState; warning: string };
-
-/**
- * Apply one `goal` tool event made by `agent` and return the new state (an invalid event returns `g`
- * unchanged; use {@link tryGoalEvent} to get the warning). Each change appends a history entry.
- */
-export function applyGoalEvent(g: GoalState, event: GoalEvent, now: number, agent: string): GoalState {
-  return tryGoalEvent(g, event, now, agent).goal;
-}
+type GoalEventOutcome = { ok: true; goal: GoalState } | { ok: false; goal: GoalState; warning: string };
 
 /**
  * Apply one `goal` tool event, reporting an invalid one. Any status may be set (there is no transition
@@ -122,7 +114,7 @@ function statusChange(g: GoalState, event: GoalEvent, status: Exclude<GoalStatus
 }
 
 /** What the workflow does after a wave's goal events: nothing, end the round, or pause the run. */
-export type GoalWaveEffect = 'none' | 'end_round' | 'pause_run';
+type GoalWaveEffect = 'none' | 'end_round' | 'pause_run';
 
 /**
  * Apply a wave's goal events in wave order. When at least one was applied, the effect follows the

@@ -13,7 +13,7 @@ export { goalSeconds } from './texts';
 export type GoalStatus = GoalSnapshot['status'];
 
 /** Kinds of history entries. */
-export type GoalHistoryType =
+type GoalHistoryType =
   | 'set'
   | 'auto-continue'
   | 'limit'

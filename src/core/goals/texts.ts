@@ -19,8 +19,7 @@ export const GOAL_TEXTS = {
   turnLimit: (turns: number, max: number) => `Auto-continue turn limit reached (${turns}/${max})`,
   durationLimit: (elapsedMs: number, maxMs: number) =>
     `Duration limit reached (${goalSeconds(elapsedMs)}s / ${goalSeconds(maxMs)}s)`,
-  neverReported: (limit: string) =>
-    `${limit}, and no agent ever called the goal tool: the goal was never reported completed or blocked`,
+  neverReported: (limit: string) => `${limit}, and no agent ever reported on the goal with the goal tool`,
   completedFallback: 'Goal completed',
   blockedFallback: 'Goal blocked',
   /** History entries, stop reasons and warnings of the `goal` tool's events. */

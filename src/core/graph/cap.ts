@@ -13,7 +13,7 @@ import { loopBounds } from '../conditions/walk';
 import { PARENT, type LoopGroup } from './types';
 
 /** Hard cap on a cyclic graph that nothing else bounds (the validator warns about it). */
-export const DEFAULT_MAX_ITERATIONS = 3;
+const DEFAULT_MAX_ITERATIONS = 3;
 
 type EdgeLike = { from: string; to: string; exit: boolean };
 
@@ -27,6 +27,7 @@ type EdgeLike = { from: string; to: string; exit: boolean };
  *   wave, or, with `approval.before_exit`, the final agents a rejected round restarts from).
  * - `general`: any other shape; `backEdgesPerAgent` is the most back edges of the group that
  *   leave one member.
+ * @internal exported for tests
  */
 export type LoopShape =
   | { kind: 'ring'; length: number; slack: number }
@@ -93,6 +94,7 @@ export function loopShape(group: LoopGroup, edges: readonly EdgeLike[], beforeEx
  * - general: `backEdgesPerAgent × (messages − 1) + 1`, because every increment is one back edge
  *   followed by one result, and one result follows at most `backEdgesPerAgent` of them, so
  *   C ≤ backEdgesPerAgent × R. Never too few, but it can be more than the loop will use.
+ * @internal exported for tests
  */
 export function iterationsForMessages(messages: number, shape: LoopShape): number {
   switch (shape.kind) {
@@ -108,7 +110,7 @@ export function iterationsForMessages(messages: number, shape: LoopShape): numbe
 }
 
 /** What {@link effectiveCap} reads. */
-export interface CapInput {
+interface CapInput {
   /** `collaboration.max_iterations`, when set. */
   configured?: number;
   termination: Termination;
@@ -117,7 +119,7 @@ export interface CapInput {
 }
 
 /** The cap, and whether it was configured or derived from a condition (false: the default, which the validator warns about). */
-export interface EffectiveCap {
+interface EffectiveCap {
   cap: number;
   bounded: boolean;
 }

@@ -3,8 +3,9 @@
  * it is compiled, but a client of its own can start the workflow with any JSON: the worker checks the
  * graph it is given before the run's first call (docs/security.md). This is the structure of
  * {@link CompiledGraph} as a zod schema with the role file's bounds (names, tool globs, counts), the
- * references between its parts (edges, entry, loop groups) and the kinds of its conditions; the
- * activity that runs it adds the regex-safety and output-schema checks, which need Node. Pure.
+ * references between its parts (edges, entry, loop groups), the kinds of its conditions and its output
+ * schema (ajv compiles it, as the output check does); the worker's start-of-run step adds the
+ * regex-safety check, which needs Node. Pure.
  */
 import { z } from 'zod';
 import { AGENT_NAME_RE, TOOL_NAME_RE, TOOL_PATTERN_RE } from '../config/schema';
@@ -13,6 +14,7 @@ import { clip, MAX_AGENTS, MAX_CONFIG_DEPTH, MAX_PARALLEL_TOOL_CALLS } from '../
 import { parseWithIssues } from '../config/zod-issues';
 import { getConditionPlugin } from '../conditions/registry';
 import { toolGlobIssue } from '../llm/tool-glob';
+import { outputSchemaError } from '../output/validator';
 import { PARENT, type CompiledGraph } from './types';
 
 /** Texts of the check, so tests pin them. */
@@ -193,7 +195,12 @@ export function checkGraph(graph: unknown): string[] {
   const parsed = parseWithIssues((graphSchema ??= buildGraphSchema()), graph);
   if (!parsed.ok) return parsed.issues.map((i) => GRAPH_CHECK_TEXTS.issue(formatPath(i.path), i.message));
   const g = graph as CompiledGraph;
-  return [...referenceIssues(g), ...graphConditions(g).flatMap(({ condition, path }) => conditionIssues(condition, path))];
+  const schemaError = g.output ? outputSchemaError(g.output.schema) : undefined;
+  return [
+    ...referenceIssues(g),
+    ...graphConditions(g).flatMap(({ condition, path }) => conditionIssues(condition, path)),
+    ...(schemaError ? [GRAPH_CHECK_TEXTS.issue('output.schema', schemaError)] : []),
+  ];
 }
 
 /**

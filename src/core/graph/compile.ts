@@ -21,17 +21,15 @@ import { validateConfig } from './validate-config';
 import { validateGraph } from './validate';
 import { patternIssues } from './validate-patterns';
 
-export { DEFAULT_MAX_ITERATIONS } from './cap';
-
 /** Result of compiling: the graph when there are no errors, and path-located issues. */
-export interface CompileResult {
+interface CompileResult {
   graph?: CompiledGraph;
   errors: PathIssue[];
   warnings: PathIssue[];
 }
 
 /** How to compile. */
-export interface CompileOptions {
+interface CompileOptions {
   /**
    * Some of the graph's edges were left out before compiling (the loader's stand-in config for a
    * file that failed the schema): skip the checks that need the whole graph, which would mislead.

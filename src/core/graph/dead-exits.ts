@@ -18,7 +18,7 @@ const PLAIN = /^[A-Za-z_][\w.-]*$/;
 const YAML_WORDS = /^(true|false|yes|no|on|off|null|y|n)$/i;
 
 /** A value as one line of flow-style YAML: `{ result_matches: { agent: critic, score_gte: 85 } }`. */
-export function flowYaml(v: unknown): string {
+function flowYaml(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(flowYaml).join(', ')}]`;
   if (v !== null && typeof v === 'object') {
     return `{ ${Object.entries(v).map(([k, x]) => `${flowYaml(k)}: ${flowYaml(x)}`).join(', ')} }`;

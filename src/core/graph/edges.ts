@@ -13,10 +13,10 @@ import { GRAPH_MESSAGES as M } from './messages';
 import { PARENT, type Edge } from './types';
 
 /** The edge string: names are anything but whitespace, `>` and `:`; the label follows the first `:`. */
-export const EDGE_STRING_RE = /^\s*([^\s>:]+)\s*->\s*([^\s>:]+)(?:\s*:\s*(.*?))?\s*$/;
+const EDGE_STRING_RE = /^\s*([^\s>:]+)\s*->\s*([^\s>:]+)(?:\s*:\s*(.*?))?\s*$/;
 
 /** Where an edge came from: a `flow` item, or a topology expanded over `collaboration.agents`. */
-export type EdgeSource =
+type EdgeSource =
   | { kind: 'flow'; index: number; form: 'string' | 'object' }
   | { kind: 'topology'; fromIndex?: number; toIndex?: number };
 
@@ -28,7 +28,7 @@ export interface EdgeDraft extends Edge {
 }
 
 /** Base path of `collaboration.flow[i]`. */
-export function flowPath(index: number): Path {
+function flowPath(index: number): Path {
   return ['collaboration', 'flow', index];
 }
 
@@ -53,7 +53,10 @@ export function edgePath(source: EdgeSource): Path {
   return source.kind === 'flow' ? flowPath(source.index) : ['collaboration', 'topology'];
 }
 
-/** Parse `"a -> b"` / `"a -> b: label"`; undefined when it does not match. A blank label is no label. */
+/**
+ * Parse `"a -> b"` / `"a -> b: label"`; undefined when it does not match. A blank label is no label.
+ * @internal exported for tests
+ */
 export function parseEdgeString(s: string): { from: string; to: string; label?: string } | undefined {
   const m = EDGE_STRING_RE.exec(s);
   if (!m) return undefined;
@@ -62,7 +65,7 @@ export function parseEdgeString(s: string): { from: string; to: string; label?: 
 }
 
 /** One parsed `flow` item: the edge when its ends are known, its issues, and its `when` guard located. */
-export interface ParsedFlowEdge {
+interface ParsedFlowEdge {
   edge?: EdgeDraft;
   issues: PathIssue[];
   guard?: LocatedCondition;

@@ -17,7 +17,10 @@ export function nodesInOrder(edges: readonly EdgeLike[]): string[] {
   return [...seen];
 }
 
-/** DFS roots: parent-edge targets in edge order, then the other nodes in first-appearance order. */
+/**
+ * DFS roots: parent-edge targets in edge order, then the other nodes in first-appearance order.
+ * @internal exported for tests
+ */
 export function dfsRoots(edges: readonly EdgeLike[]): string[] {
   const roots = new Set<string>();
   for (const e of edges) if (e.from === PARENT && e.to !== PARENT) roots.add(e.to);
@@ -108,9 +111,4 @@ export function findLoopGroups(edges: readonly EdgeLike[]): LoopGroup[] {
     groups.push({ id: nodes.join(','), nodes, backEdges });
   }
   return groups;
-}
-
-/** Whether the agent-only subgraph has a cycle (a loop group exists). */
-export function hasCycle(edges: readonly EdgeLike[]): boolean {
-  return findLoopGroups(edges).length > 0;
 }

@@ -8,15 +8,15 @@ import type { AgentConfig, BudgetConfig, GoalConfig, ModelConfig, RoleConfig } f
 import type { CompiledAgent, CompiledBudget, CompiledGoal, CompiledGraph, ResolvedModel } from './types';
 
 /** Model used when neither the agent nor the top-level `model` names one. */
-export const DEFAULT_MODEL_NAME = 'gpt-4o-mini';
+const DEFAULT_MODEL_NAME = 'gpt-4o-mini';
 /** Tool rounds of one dispatch before its closing call, when neither the agent nor its model sets it. */
-export const DEFAULT_MAX_TOOL_ROUNDS = 8;
+const DEFAULT_MAX_TOOL_ROUNDS = 8;
 
 /** Agent activity start-to-close when `timeout_ms` is not set. */
-export const DEFAULT_AGENT_TIMEOUT_MS = 30_000;
+const DEFAULT_AGENT_TIMEOUT_MS = 30_000;
 
 /** Merge `own` over `defaults` and map YAML keys to compiled ones. */
-export function resolveModel(defaults: ModelConfig | undefined, own: ModelConfig | undefined): ResolvedModel {
+function resolveModel(defaults: ModelConfig | undefined, own: ModelConfig | undefined): ResolvedModel {
   const m = { ...defaults, ...own };
   return {
     name: m.name ?? DEFAULT_MODEL_NAME,
@@ -29,7 +29,7 @@ export function resolveModel(defaults: ModelConfig | undefined, own: ModelConfig
 }
 
 /** One agent with defaults applied: model merged, tools `[]`, timeout 30000 ms (or the model's `timeout_ms`). */
-export function resolveAgent(name: string, a: AgentConfig, defaults: ModelConfig | undefined): CompiledAgent {
+function resolveAgent(name: string, a: AgentConfig, defaults: ModelConfig | undefined): CompiledAgent {
   return {
     name,
     instructions: a.instructions,
@@ -45,7 +45,7 @@ export function resolveAgent(name: string, a: AgentConfig, defaults: ModelConfig
 }
 
 /** Goal settings in compiled form. */
-export function resolveGoal(g: GoalConfig): CompiledGoal {
+function resolveGoal(g: GoalConfig): CompiledGoal {
   return {
     objective: g.objective,
     ...(g.success_criteria !== undefined && { successCriteria: g.success_criteria }),
@@ -56,7 +56,7 @@ export function resolveGoal(g: GoalConfig): CompiledGoal {
 }
 
 /** Budget limits in compiled form. */
-export function resolveBudget(b: BudgetConfig | undefined): CompiledBudget {
+function resolveBudget(b: BudgetConfig | undefined): CompiledBudget {
   return {
     ...(b?.max_total_tokens !== undefined && { maxTotalTokens: b.max_total_tokens }),
     ...(b?.max_cost_usd !== undefined && { maxCostUsd: b.max_cost_usd }),

@@ -6,7 +6,7 @@
 import { PARENT } from './types';
 
 /** An edge produced by a topology. `exit` defaults to "the target is parent". */
-export interface TopologyEdge {
+interface TopologyEdge {
   from: string;
   to: string;
   label?: string;
@@ -14,7 +14,7 @@ export interface TopologyEdge {
 }
 
 /** Expands an agent list into edges. Must be pure. */
-export type TopologyExpander = (agents: readonly string[]) => TopologyEdge[];
+type TopologyExpander = (agents: readonly string[]) => TopologyEdge[];
 
 function pipeline(agents: readonly string[]): TopologyEdge[] {
   if (agents.length === 0) return [];
@@ -47,7 +47,7 @@ function star(agents: readonly string[]): TopologyEdge[] {
 }
 
 /** The built-in topologies. `round-robin` has review-loop's edges; it differs in context (thread). */
-export const BUILTIN_TOPOLOGIES: Readonly<Record<string, TopologyExpander>> = {
+const BUILTIN_TOPOLOGIES: Readonly<Record<string, TopologyExpander>> = {
   pipeline: chainWithExit,
   'review-loop': reviewLoop,
   star,
@@ -75,13 +75,19 @@ export function getTopology(name: string): TopologyExpander | undefined {
   return Object.prototype.hasOwnProperty.call(BUILTIN_TOPOLOGIES, name) ? BUILTIN_TOPOLOGIES[name] : custom.get(name);
 }
 
-/** Expand `name` over `agents`; undefined for an unknown topology. An empty list gives `[]`. */
+/**
+ * Expand `name` over `agents`; undefined for an unknown topology. An empty list gives `[]`.
+ * @internal exported for tests
+ */
 export function expandTopology(name: string, agents: readonly string[]): TopologyEdge[] | undefined {
   const expand = getTopology(name);
   return expand && (agents.length === 0 ? [] : expand(agents));
 }
 
-/** Test helper: forget every registered topology. */
+/**
+ * Test helper: forget every registered topology.
+ * @internal exported for tests
+ */
 export function clearRegisteredTopologies(): void {
   custom.clear();
 }

@@ -11,7 +11,7 @@ import { outputSchemaError } from '../output/validator';
 import { PARENT, type CompiledAgent, type ResolvedModel } from './types';
 
 /** What the config checks read. */
-export interface ConfigCheckInput {
+interface ConfigCheckInput {
   config: RoleConfig;
   agents: Record<string, CompiledAgent>;
   /** Agents that are nodes of the graph. */
@@ -28,7 +28,7 @@ function checkAgentNames(config: RoleConfig, errors: PathIssue[]): void {
 }
 
 /** Model names the run will call (graph agents, plus the judge when a condition needs it). */
-export function modelsUsed(input: ConfigCheckInput): string[] {
+function modelsUsed(input: ConfigCheckInput): string[] {
   const names = input.nodes.flatMap((n) => (input.agents[n] ? [input.agents[n].model.name] : []));
   if (input.usesJudge) names.push(input.judge.name);
   return [...new Set(names)];

@@ -1,5 +1,5 @@
 /**
- * The backtracking check of a role's regular expressions (README, "Bounds on hostile input"): the
+ * The backtracking check of a role's regular expressions (docs/semantics.md, "Bounds on hostile input"): the
  * `regex` matchers of its termination conditions and `when` guards, and the `pattern` keywords and
  * `patternProperties` keys of its output schema. A pattern that could backtrack catastrophically on
  * model output is an error located at the pattern. A pattern that does not compile is left to its

@@ -16,7 +16,7 @@ import { reachableFromParent, unequalJoins } from './paths';
 import { PARENT, type LoopGroup } from './types';
 
 /** What the graph checks read. */
-export interface GraphValidationInput {
+interface GraphValidationInput {
   edges: readonly EdgeDraft[];
   /** Agent names declared under `agents`. */
   declared: readonly string[];

@@ -10,13 +10,10 @@ import type { Trigger } from '../waves/types';
 import { HUMAN_TEXTS } from './texts';
 
 /**
- * Kinds of request a run can wait on: the `signal` tool's three types, `approval.before_exit`, and a
+ * A kind of request a run can wait on: the `signal` tool's three types, `approval.before_exit`, and a
  * call of a tool that `approval.tools` names (`tool_call`).
  */
-export const HITL_REQUEST_KINDS = ['approval', 'clarification', 'blocked', 'before_exit', 'tool_call'] as const;
-
-/** A request kind. */
-export type RequestKind = (typeof HITL_REQUEST_KINDS)[number];
+export type RequestKind = 'approval' | 'clarification' | 'blocked' | 'before_exit' | 'tool_call';
 
 /** A decision signal. */
 export type DecisionKind = 'approve' | 'reject' | 'answer';
@@ -77,7 +74,10 @@ export interface HumanRequest extends PendingRequest {
   decision?: Decision;
 }
 
-/** The part of the run state this module owns. */
+/**
+ * The part of the run state this module owns.
+ * @internal exported for tests
+ */
 export interface RequestBook {
   requests: HumanRequest[];
   requestCounter: number;
@@ -91,7 +91,7 @@ export interface RequestBook {
 }
 
 /** A decision that arrived before its request opened. */
-export interface EarlyDecision {
+interface EarlyDecision {
   requestId: string;
   decision: Decision;
 }
@@ -102,16 +102,16 @@ export interface EarlyDecision {
  */
 export const GATE_KINDS: readonly RequestKind[] = ['tool_call', 'before_exit'];
 
-/** How far ahead of the last opened request a decision is kept, and how many are kept at most. */
+/**
+ * How far ahead of the last opened request a decision is kept, and how many are kept at most.
+ * @internal exported for tests
+ */
 export const EARLY_DECISION_LIMITS = { ahead: 32, kept: 32 } as const;
 
-/** How the run matches decisions to requests (fixed at its start; `src/workflows/versions.ts`). */
-export interface DecisionRules {
-  /** An answer to a gate is refused, and a decision for a request not opened yet is kept until it opens. */
-  exactGates: boolean;
-}
-
-/** The id of the `n`-th request of a run (1-based): `r1`, `r2`, … */
+/**
+ * The id of the `n`-th request of a run (1-based): `r1`, `r2`, …
+ * @internal exported for tests
+ */
 export function formatRequestId(n: number): string {
   return `r${n}`;
 }
@@ -156,7 +156,7 @@ export function holdsResults(book: RequestBook): boolean {
  * Match a decision to an open request: the named one (`requestId`), or the only one open. No match,
  * nothing open, or several open without an id → a warning, and nothing changes.
  */
-export function resolveDecision(
+function resolveDecision(
   pending: readonly PendingRequest[],
   requestId: string | undefined,
   decision: DecisionKind,
@@ -172,7 +172,7 @@ export function resolveDecision(
 }
 
 /** A decision on a request: recorded, kept until its request opens, or turned away with a warning. */
-export type DecideOutcome =
+type DecideOutcome =
   | { ok: true; request: HumanRequest & { decision: Decision } }
   | { ok: false; kept: true }
   | { ok: false; kept?: false; warning: string };
@@ -185,17 +185,17 @@ function requestNumber(id: string): number | undefined {
 
 /**
  * Record a decision on the matching open request; returns the warning when it matches none. The
- * request moves to the end of the book so decided requests are acted on in arrival order. Under
- * `exactGates`, an answer to a gate ({@link GATE_KINDS}) is turned away, and a decision naming a
- * request not opened yet (at most {@link EARLY_DECISION_LIMITS} ahead) is kept until it opens.
+ * request moves to the end of the book so decided requests are acted on in arrival order. An answer
+ * to a gate ({@link GATE_KINDS}) is turned away, and a decision naming a request not opened yet (at
+ * most {@link EARLY_DECISION_LIMITS} ahead) is kept until it opens.
  */
-export function decide(book: RequestBook, requestId: string | undefined, decision: Decision, rules: DecisionRules = { exactGates: false }): DecideOutcome {
+export function decide(book: RequestBook, requestId: string | undefined, decision: Decision): DecideOutcome {
   const resolved = resolveDecision(pendingRequests(book), requestId, decision.kind);
   if (!resolved.ok) {
-    if (rules.exactGates && requestId !== undefined && keepEarly(book, requestId, decision)) return { ok: false, kept: true };
+    if (requestId !== undefined && keepEarly(book, requestId, decision)) return { ok: false, kept: true };
     return resolved;
   }
-  if (rules.exactGates && decision.kind === 'answer' && GATE_KINDS.includes(resolved.request.kind)) {
+  if (decision.kind === 'answer' && GATE_KINDS.includes(resolved.request.kind)) {
     return { ok: false, warning: HUMAN_TEXTS.requests.answerToGate(resolved.request.id, resolved.request.kind) };
   }
   const index = book.requests.findIndex((r) => r.id === resolved.request.id);
@@ -223,7 +223,7 @@ export function decideKept(book: RequestBook, request: HumanRequest): DecideOutc
   const index = book.early?.findIndex((e) => e.requestId === request.id) ?? -1;
   if (index < 0 || !book.early) return undefined;
   const [kept] = book.early.splice(index, 1);
-  return decide(book, request.id, kept.decision, { exactGates: true });
+  return decide(book, request.id, kept.decision);
 }
 
 /** Decisions kept for requests that never opened (reported when the run ends). */

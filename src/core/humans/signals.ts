@@ -11,14 +11,16 @@ import { recapText, utf8ByteLength } from '../text/utf8';
 import { HUMAN_TEXTS } from './texts';
 
 /**
- * Bounds of what a signal may carry into the run state (README, "Bounds on hostile input"): texts
+ * Bounds of what a signal may carry into the run state (docs/semantics.md, "Bounds on hostile input"): texts
  * longer than {@link MAX_SIGNAL_TEXT_BYTES} are cut with a marker; a `signal` payload larger than
  * {@link MAX_SIGNAL_PAYLOAD_BYTES} as JSON, or a name longer than {@link MAX_SIGNAL_NAME_CHARS}, makes
  * the signal malformed.
+ * @internal exported for tests
  */
 export const MAX_SIGNAL_TEXT_BYTES = 16 * 1024;
+/** @internal exported for tests */
 export const MAX_SIGNAL_PAYLOAD_BYTES = 16 * 1024;
-export const MAX_SIGNAL_NAME_CHARS = 64;
+const MAX_SIGNAL_NAME_CHARS = 64;
 
 const NON_EMPTY = 'must be a non-empty string';
 const cut = (t: string) => recapText(t, MAX_SIGNAL_TEXT_BYTES);
@@ -66,7 +68,10 @@ function buildSignalSchemas() {
 type SignalSchemas = ReturnType<typeof buildSignalSchemas>;
 let schemas: SignalSchemas | undefined;
 
-/** The payload schemas of the signals (built on first use). */
+/**
+ * The payload schemas of the signals (built on first use).
+ * @internal exported for tests
+ */
 export function signalPayloadSchemas(): SignalSchemas {
   return (schemas ??= buildSignalSchemas());
 }
@@ -74,17 +79,14 @@ export function signalPayloadSchemas(): SignalSchemas {
 /** Signal names (part of the CLI contract). */
 export type SignalName = keyof SignalSchemas;
 
-/** Signal names in a list. */
-export const SIGNAL_NAMES: readonly SignalName[] = ['pause', 'resume', 'approve', 'reject', 'answer', 'message', 'signal', 'stop'];
-
 /** What a sender passes for each signal (zod's input side: optional fields may be left out). */
 export type SignalInputs = { [K in SignalName]: z.input<SignalSchemas[K]> };
 
 /** The parsed payload type of each signal. */
-export type SignalPayloads = { [K in SignalName]: z.output<SignalSchemas[K]> };
+type SignalPayloads = { [K in SignalName]: z.output<SignalSchemas[K]> };
 
 /** A parsed payload, or the warning to record instead. */
-export type ParsedPayload<T> = { ok: true; value: T } | { ok: false; warning: string };
+type ParsedPayload<T> = { ok: true; value: T } | { ok: false; warning: string };
 
 function issueText(error: z.ZodError): string {
   return error.issues

@@ -8,25 +8,25 @@ import { REQUEST_SIGNAL_KINDS } from '../humans/requests';
 import type { GoalSnapshot, ToolEvent } from './contract';
 
 /** Names of the built-in tools an agent may be offered. */
-export type BuiltinToolName = 'goal' | 'signal';
+type BuiltinToolName = 'goal' | 'signal';
 
 /** Statuses the `goal` tool may set (`limit_reached` belongs to the workflow alone). */
-export const GOAL_TOOL_STATUSES = ['active', 'completed', 'blocked', 'paused'] as const;
+const GOAL_TOOL_STATUSES = ['active', 'completed', 'blocked', 'paused'] as const;
 
 /** Actions of the `goal` tool. */
-export const GOAL_TOOL_ACTIONS = ['update_status', 'update_objective', 'add_evidence'] as const;
+const GOAL_TOOL_ACTIONS = ['update_status', 'update_objective', 'add_evidence'] as const;
 
 /** Signal types the agent may send (`[a-z][a-z0-9_]*`, at most 64 characters). */
-export const SIGNAL_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+const SIGNAL_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** Signal types that also open a human request. */
-export const HITL_SIGNAL_TYPES: readonly string[] = Object.keys(REQUEST_SIGNAL_KINDS);
+const HITL_SIGNAL_TYPES: readonly string[] = Object.keys(REQUEST_SIGNAL_KINDS);
 
 /** Largest signal payload accepted, as JSON characters; the ledger lives in workflow state. */
-export const MAX_SIGNAL_PAYLOAD_CHARS = 16_384;
+const MAX_SIGNAL_PAYLOAD_CHARS = 16_384;
 
 /** Every text the tools return to the model, kept together so tests pin them. */
-export const TOOL_TEXTS = {
+export const BUILTIN_TOOL_TEXTS = {
   goalDescription:
     "Report progress on the run's goal. Use action=update_status with status=completed and evidence when the goal is " +
     'achieved, status=blocked with a reason when you cannot proceed, update_objective to refine the objective, or ' +
@@ -61,17 +61,20 @@ export const TOOL_TEXTS = {
 } as const;
 
 /** An OpenAI chat-completions function tool (structurally `ChatCompletionFunctionTool`). */
-export interface FunctionToolDefinition {
+interface FunctionToolDefinition {
   type: 'function';
   function: { name: BuiltinToolName; description: string; parameters: Record<string, unknown> };
 }
 
-/** The `goal` tool as offered to the model. */
+/**
+ * The `goal` tool as offered to the model.
+ * @internal exported for tests
+ */
 export const GOAL_TOOL: FunctionToolDefinition = {
   type: 'function',
   function: {
     name: 'goal',
-    description: TOOL_TEXTS.goalDescription,
+    description: BUILTIN_TOOL_TEXTS.goalDescription,
     parameters: {
       type: 'object',
       properties: {
@@ -87,12 +90,15 @@ export const GOAL_TOOL: FunctionToolDefinition = {
   },
 };
 
-/** The `signal` tool as offered to the model. */
+/**
+ * The `signal` tool as offered to the model.
+ * @internal exported for tests
+ */
 export const SIGNAL_TOOL: FunctionToolDefinition = {
   type: 'function',
   function: {
     name: 'signal',
-    description: TOOL_TEXTS.signalDescription,
+    description: BUILTIN_TOOL_TEXTS.signalDescription,
     parameters: {
       type: 'object',
       properties: {
@@ -128,9 +134,12 @@ export function toolDefinitions(tools: readonly BuiltinToolName[]): FunctionTool
 }
 
 /** What one tool call yields: the text for the model, and an event only when the call was valid. */
-export type ToolCallOutcome = { kind: 'ok'; result: string; event: ToolEvent } | { kind: 'error'; result: string };
+type ToolCallOutcome = { kind: 'ok'; result: string; event: ToolEvent } | { kind: 'error'; result: string };
 
-/** The context a call is validated against: the offered tools and the goal snapshot of this activity. */
+/**
+ * The context a call is validated against: the offered tools and the goal snapshot of this activity.
+ * @internal exported for tests
+ */
 export interface ToolCallContext {
   offered: readonly BuiltinToolName[];
   goal?: GoalSnapshot;
@@ -144,9 +153,9 @@ const ok = (text: string, progress: string, event: ToolEvent): ToolCallOutcome =
 /** Validates one tool call (`name`, raw JSON `argumentsJson`) and returns its outcome. Never throws. */
 export function handleToolCall(name: string, argumentsJson: string, ctx: ToolCallContext): ToolCallOutcome {
   const tool = ctx.offered.find((t) => t === name);
-  if (tool === undefined) return error(TOOL_TEXTS.errorUnknownTool(name, ctx.offered));
+  if (tool === undefined) return error(BUILTIN_TOOL_TEXTS.errorUnknownTool(name, ctx.offered));
   const args = parseArgs(argumentsJson);
-  if (args === undefined) return error(TOOL_TEXTS.errorBadJson);
+  if (args === undefined) return error(BUILTIN_TOOL_TEXTS.errorBadJson);
   switch (tool) {
     case 'goal':
       return goalCall(args, ctx.goal);
@@ -154,7 +163,7 @@ export function handleToolCall(name: string, argumentsJson: string, ctx: ToolCal
       return signalCall(args);
     default: {
       const never: never = tool;
-      return error(TOOL_TEXTS.errorUnknownTool(String(never), ctx.offered));
+      return error(BUILTIN_TOOL_TEXTS.errorUnknownTool(String(never), ctx.offered));
     }
   }
 }
@@ -191,22 +200,22 @@ function strings<K extends string>(
 }
 
 function goalCall(args: Args, goal: GoalSnapshot | undefined): ToolCallOutcome {
-  if (goal === undefined) return error(TOOL_TEXTS.errorNoGoal);
+  if (goal === undefined) return error(BUILTIN_TOOL_TEXTS.errorNoGoal);
   const read = strings(args, ['action', 'status', 'objective', 'evidence', 'reason'] as const);
-  if (!read.ok) return error(TOOL_TEXTS.errorNotString(read.field));
+  if (!read.ok) return error(BUILTIN_TOOL_TEXTS.errorNotString(read.field));
   const { action: rawAction = '', status: rawStatus, objective, evidence, reason } = read.values;
   const action = GOAL_TOOL_ACTIONS.find((a) => a === rawAction.trim().toLowerCase());
-  if (action === undefined) return error(TOOL_TEXTS.errorUnknownAction(rawAction));
-  const progress = TOOL_TEXTS.progress(goal);
+  if (action === undefined) return error(BUILTIN_TOOL_TEXTS.errorUnknownAction(rawAction));
+  const progress = BUILTIN_TOOL_TEXTS.progress(goal);
   switch (action) {
     case 'update_status': {
       const status = GOAL_TOOL_STATUSES.find((s) => s === rawStatus?.trim().toLowerCase());
-      if (status === undefined) return error(TOOL_TEXTS.errorStatus);
-      if (status === 'completed' && !filled(evidence)) return error(TOOL_TEXTS.errorCompletedNeedsEvidence);
-      if (status === 'blocked' && !filled(reason)) return error(TOOL_TEXTS.errorBlockedNeedsReason);
-      const lines = [TOOL_TEXTS.statusUpdated(status)];
-      if (filled(reason)) lines.push(TOOL_TEXTS.reasonLine(reason));
-      if (filled(evidence)) lines.push(TOOL_TEXTS.evidenceLine(evidence));
+      if (status === undefined) return error(BUILTIN_TOOL_TEXTS.errorStatus);
+      if (status === 'completed' && !filled(evidence)) return error(BUILTIN_TOOL_TEXTS.errorCompletedNeedsEvidence);
+      if (status === 'blocked' && !filled(reason)) return error(BUILTIN_TOOL_TEXTS.errorBlockedNeedsReason);
+      const lines = [BUILTIN_TOOL_TEXTS.statusUpdated(status)];
+      if (filled(reason)) lines.push(BUILTIN_TOOL_TEXTS.reasonLine(reason));
+      if (filled(evidence)) lines.push(BUILTIN_TOOL_TEXTS.evidenceLine(evidence));
       return {
         kind: 'ok',
         result: `${lines.join('\n')}\n\n${progress}`,
@@ -220,34 +229,34 @@ function goalCall(args: Args, goal: GoalSnapshot | undefined): ToolCallOutcome {
       };
     }
     case 'update_objective':
-      if (!filled(objective)) return error(TOOL_TEXTS.errorObjectiveRequired);
-      return ok(TOOL_TEXTS.objectiveUpdated(objective), progress, { tool: 'goal', action, objective });
+      if (!filled(objective)) return error(BUILTIN_TOOL_TEXTS.errorObjectiveRequired);
+      return ok(BUILTIN_TOOL_TEXTS.objectiveUpdated(objective), progress, { tool: 'goal', action, objective });
     case 'add_evidence':
-      if (!filled(evidence)) return error(TOOL_TEXTS.errorEvidenceRequired);
-      return ok(TOOL_TEXTS.evidenceAdded(evidence), progress, { tool: 'goal', action, evidence });
+      if (!filled(evidence)) return error(BUILTIN_TOOL_TEXTS.errorEvidenceRequired);
+      return ok(BUILTIN_TOOL_TEXTS.evidenceAdded(evidence), progress, { tool: 'goal', action, evidence });
     default: {
       const never: never = action;
-      return error(TOOL_TEXTS.errorUnknownAction(String(never)));
+      return error(BUILTIN_TOOL_TEXTS.errorUnknownAction(String(never)));
     }
   }
 }
 
 function signalCall(args: Args): ToolCallOutcome {
   const type = args['type'];
-  if (typeof type !== 'string' || !SIGNAL_TYPE_PATTERN.test(type)) return error(TOOL_TEXTS.errorSignalType);
+  if (typeof type !== 'string' || !SIGNAL_TYPE_PATTERN.test(type)) return error(BUILTIN_TOOL_TEXTS.errorSignalType);
   const payload = args['payload'];
   if (payload !== undefined && payload !== null) {
-    if (!isPlainObject(payload)) return error(TOOL_TEXTS.errorSignalPayload);
-    if (JSON.stringify(payload).length > MAX_SIGNAL_PAYLOAD_CHARS) return error(TOOL_TEXTS.errorSignalPayloadSize);
+    if (!isPlainObject(payload)) return error(BUILTIN_TOOL_TEXTS.errorSignalPayload);
+    if (JSON.stringify(payload).length > MAX_SIGNAL_PAYLOAD_CHARS) return error(BUILTIN_TOOL_TEXTS.errorSignalPayloadSize);
   }
   const summary = args['summary'];
   if (summary !== undefined && summary !== null && typeof summary !== 'string') {
-    return error(TOOL_TEXTS.errorNotString('summary'));
+    return error(BUILTIN_TOOL_TEXTS.errorNotString('summary'));
   }
-  const recorded = TOOL_TEXTS.signalRecorded(type);
+  const recorded = BUILTIN_TOOL_TEXTS.signalRecorded(type);
   return {
     kind: 'ok',
-    result: HITL_SIGNAL_TYPES.includes(type) ? `${recorded} ${TOOL_TEXTS.signalAwaitsHuman}` : recorded,
+    result: HITL_SIGNAL_TYPES.includes(type) ? `${recorded} ${BUILTIN_TOOL_TEXTS.signalAwaitsHuman}` : recorded,
     event: {
       tool: 'signal',
       type,

@@ -170,7 +170,7 @@ export interface PrepareInput {
   models: Array<{ who: string; model: ResolvedModel }>;
   /** The worker tools each agent lists (`files.*`, `fetch_page`), built-ins left out. */
   tools?: Array<{ agent: string; names: string[] }>;
-  /** The whole graph, for the worker to check before anything runs (since troupe 0.3). */
+  /** The graph, when it has regexes, for the worker's check that needs Node (catastrophic backtracking). */
   graph?: CompiledGraph;
 }
 

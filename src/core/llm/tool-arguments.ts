@@ -30,7 +30,7 @@ export const TOOL_ARGUMENT_TEXTS = {
 } as const;
 
 /** The arguments read: the value and its serialized form, or why they cannot be used. */
-export type ToolArguments = { ok: true; value: Record<string, unknown>; json: string } | { ok: false; error: string };
+type ToolArguments = { ok: true; value: Record<string, unknown>; json: string } | { ok: false; error: string };
 
 function typeOf(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
@@ -43,6 +43,7 @@ function pointer(path: readonly string[]): string {
 /**
  * A problem with JSON text that `JSON.parse` accepted: a key repeated within one object, or nesting
  * past the depth bound. One pass over the text; strings are skipped whole.
+ * @internal exported for tests
  */
 export function jsonStructureIssue(text: string, maxDepth: number = TOOL_ARGUMENT_LIMITS.maxDepth): string | undefined {
   /** One open container: an object's keys so far (null for an array, which counts its items) and its key in the parent. */

@@ -4,13 +4,19 @@
  * (at most {@link TOOL_GLOB_LIMITS}) and matched without backtracking: the literal pieces between the
  * stars are found left to right, each at its first place after the one before, which is exact for a
  * glob whose only wildcard is `*` and costs at most one scan of the name per piece
- * (docs/semantics.md, "Bounds"). No regular expression is ever built from a pattern. Pure.
+ * (docs/semantics.md, "Bounds on hostile input"). No regular expression is ever built from a pattern. Pure.
  */
 
-/** The largest glob a role may use: this many `*` and this many characters. */
+/**
+ * The largest glob a role may use: this many `*` and this many characters.
+ * @internal exported for tests
+ */
 export const TOOL_GLOB_LIMITS = { maxStars: 4, maxChars: 200 } as const;
 
-/** Why a pattern is out of bounds, so validation and the worker say the same. */
+/**
+ * Why a pattern is out of bounds, so validation and the worker say the same.
+ * @internal exported for tests
+ */
 export const TOOL_GLOB_TEXTS = {
   tooLong: (chars: number) => `is ${chars} characters long; a tool name or pattern has at most ${TOOL_GLOB_LIMITS.maxChars}`,
   tooManyStars: (stars: number) => `has ${stars} "*"; a tool pattern has at most ${TOOL_GLOB_LIMITS.maxStars}`,

@@ -8,14 +8,15 @@ import { builtinToolsOf, toolDefinitions } from './builtin-tools';
 import { globMatches } from './tool-glob';
 import { workerFunctionTool, type LoopMessage, type ToolCallRequest, type ToolDefinition, type WorkerFunctionTool } from './tool-contract';
 
-/** Bounds of a tool loop. */
+/**
+ * Bounds of a tool loop.
+ * @internal exported for tests
+ */
 export const TOOL_LOOP_LIMITS = {
   /** When a dispatch's messages pass this size, earlier rounds' tool results shrink. */
   shrinkAboveBytes: 512 * 1024,
   /** What an earlier round's tool result keeps when it shrinks. */
   shrunkResultBytes: 1024,
-  /** Arguments shown in a `tool_call` request. */
-  requestArgumentsBytes: 2 * 1024,
   /** Arguments and results in the transcript and `troupe run` lines. */
   briefChars: 160,
 } as const;

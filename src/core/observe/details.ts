@@ -18,6 +18,7 @@ import { pendingRequests } from '../humans/requests';
 import type { RunState } from '../state/state';
 import { plural } from '../text/format';
 import { shortenUtf8 } from '../text/utf8';
+import type { RunningCall } from './progress';
 import { summary } from './summaries';
 
 /** Temporal's limit on details and current details (multi-line markdown). */
@@ -56,11 +57,6 @@ export function staticDetails(graph: CompiledGraph): string {
   return shortenUtf8(lines.join('\n'), DETAILS_MAX_BYTES);
 }
 
-/** Something running now: an agent's model call or a tool call, and when it started. */
-export interface RunningCall {
-  label: string;
-  since: number;
-}
 
 /** What the current details are built from. */
 export interface CurrentView {

@@ -46,18 +46,6 @@ export const SUMMARY_TEXTS = {
   pausedWait: (by: 'user' | 'goal') => (by === 'user' ? 'paused: waiting for troupe resume' : 'paused by the goal tool: waiting for troupe resume'),
 } as const;
 
-/**
- * The position an agent-call label (`SUMMARY_TEXTS.agentCall`) names, read back; undefined for any
- * other label (a retry, a tool-loop step, a label cut to 200 bytes). The client reads a run's steps
- * from its history with it.
- */
-export function parseAgentCall(label: string): CallPosition | undefined {
-  const m = /^(.+) · round (\d+) · wave (\d+)(?: · iteration (\d+))?$/u.exec(label);
-  if (!m || m[1].includes(' · ')) return undefined;
-  const p: CallPosition = { agent: m[1], round: Number(m[2]), wave: Number(m[3]), ...(m[4] !== undefined ? { iteration: Number(m[4]) } : {}) };
-  return summary(SUMMARY_TEXTS.agentCall(p)) === label ? p : undefined;
-}
-
 /** A label bounded to Temporal's 200 bytes, on one line. */
 export function summary(text: string): string {
   return shortenUtf8(text.replace(/\s*\n\s*/g, ' '), SUMMARY_MAX_BYTES);

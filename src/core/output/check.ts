@@ -6,16 +6,6 @@
  */
 import { extractJson } from '../text/json';
 import { defaultOutputValidator, type OutputValidator } from './validator';
-
-export { extractJson, type JsonExtraction, type JsonSource } from '../text/json';
-export {
-  createAjvValidator,
-  defaultOutputValidator,
-  outputSchemaError,
-  validateOutput,
-  type OutputValidator,
-  type SchemaValidation,
-} from './validator';
 import { OUTPUT_TEXTS } from './texts';
 
 /** The graph's output config (`CompiledGraph.output`). */
@@ -31,12 +21,12 @@ export interface FinalResult {
 }
 
 /** The check's verdict on one final agent. */
-export type AgentOutputVerdict =
+type AgentOutputVerdict =
   | { agent: string; valid: true; value: unknown }
   | { agent: string; valid: false; errors: string[]; retryable: boolean };
 
 /** One re-dispatch of an invalid final agent (a one-agent wave). */
-export interface OutputRetry {
+interface OutputRetry {
   agent: string;
   attempt: number;
   maxRetries: number;
@@ -71,6 +61,7 @@ function jsonNoun(schema: Record<string, unknown>): string {
 /**
  * The retry prompt (lines joined with `\n` plus a trailing `\n`): the attempt
  * header, one `- <path>: <message>` line per error, the schema as JSON, and "reply with only JSON".
+ * @internal exported for tests
  */
 export function outputRetryPrompt(
   schema: Record<string, unknown>,
@@ -96,7 +87,7 @@ export function outputRetryPrompt(
 }
 
 /** Check one agent's text: extract JSON, validate it; a schema that cannot compile is not retryable. */
-export function checkAgentOutput(
+function checkAgentOutput(
   result: FinalResult,
   schema: Record<string, unknown>,
   validator: OutputValidator = defaultOutputValidator,

@@ -2,12 +2,12 @@
  * The regular expressions an output schema runs on model output: every `pattern` keyword and every
  * `patternProperties` key, found where ajv would evaluate them (in subschemas, never in `enum`,
  * `const`, `default` or `examples` data), for the backtracking check at validation
- * (README, "Bounds on hostile input"). Iterative, so a deep schema cannot exhaust the stack. Pure.
+ * (docs/semantics.md, "Bounds on hostile input"). Iterative, so a deep schema cannot exhaust the stack. Pure.
  */
 import type { Path } from '../config/issues';
 
 /** A pattern of the schema: its source, its path under the schema, and whether it is a key. */
-export interface SchemaPattern {
+interface SchemaPattern {
   path: Path;
   source: string;
   /** A `patternProperties` key (located at the key) rather than a `pattern` value. */

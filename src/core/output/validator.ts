@@ -9,7 +9,7 @@ import { REGEX_TEXT_LIMIT } from '../config/limits';
 import { OUTPUT_TEXTS } from './texts';
 
 /** Outcome of validating one value: valid, invalid with error lines, or a schema that cannot compile. */
-export type SchemaValidation =
+type SchemaValidation =
   | { kind: 'valid' }
   | { kind: 'invalid'; errors: string[] }
   | { kind: 'schema_error'; message: string };
@@ -23,7 +23,7 @@ export interface OutputValidator {
 export const MAX_ERROR_LINES = 20;
 
 /**
- * ajv's regular expressions, held to the bound of role patterns (README, "Bounds on hostile
+ * ajv's regular expressions, held to the bound of role patterns (docs/semantics.md, "Bounds on hostile
  * input"): a string longer than `REGEX_TEXT_LIMIT` fails its `pattern` without being tested, so a
  * pattern that escaped the backtracking check cannot stall the workflow on a long model output.
  */
@@ -36,7 +36,7 @@ const boundedRegExp: RegExpEngine = Object.assign(
 );
 
 /** One error line: `<instancePath or />: <message>` plus the offending name or allowed values. */
-export function formatAjvError(e: ErrorObject): string {
+function formatAjvError(e: ErrorObject): string {
   const path = e.instancePath === '' ? '/' : e.instancePath;
   let message = e.message ?? e.keyword;
   if (e.keyword === 'additionalProperties') {
@@ -61,9 +61,9 @@ export function formatAjvErrors(errors: ErrorObject[]): string[] {
  * The ajv-backed validator. Compiled validators are cached by schema JSON; each schema gets its own
  * Ajv instance so two schemas with the same `$id` cannot collide. Unknown keywords and formats are
  * ignored (`strict: false`; formats need ajv-formats, which troupe does not ship).
+ * @internal exported for tests
  */
-export function createAjvValidator(opts: { boundedPatterns?: boolean } = {}): OutputValidator {
-  const regExp = opts.boundedPatterns === false ? undefined : boundedRegExp;
+export function createAjvValidator(): OutputValidator {
   const cache = new Map<string, ValidateFunction | { error: string }>();
   const compile = (schema: Record<string, unknown>): ValidateFunction | { error: string } => {
     const key = JSON.stringify(schema);
@@ -71,7 +71,7 @@ export function createAjvValidator(opts: { boundedPatterns?: boolean } = {}): Ou
     if (hit) return hit;
     let compiled: ValidateFunction | { error: string };
     try {
-      compiled = new Ajv({ allErrors: true, strict: false, logger: false, validateFormats: false, verbose: true, ...(regExp ? { code: { regExp } } : {}) }).compile(schema);
+      compiled = new Ajv({ allErrors: true, strict: false, logger: false, validateFormats: false, verbose: true, code: { regExp: boundedRegExp } }).compile(schema);
     } catch (err) {
       compiled = { error: err instanceof Error ? err.message : String(err) };
     }
@@ -90,10 +90,10 @@ export function createAjvValidator(opts: { boundedPatterns?: boolean } = {}): Ou
 /** The shared default validator (one cache per process or workflow bundle). */
 export const defaultOutputValidator: OutputValidator = createAjvValidator();
 
-/** The validator of runs started on troupe 0.1, which tested `pattern` on strings of any length. */
-export const unboundedOutputValidator: OutputValidator = createAjvValidator({ boundedPatterns: false });
-
-/** Validate `value` against `schema` with the default validator. */
+/**
+ * Validate `value` against `schema` with the default validator.
+ * @internal exported for tests
+ */
 export function validateOutput(schema: Record<string, unknown>, value: unknown): SchemaValidation {
   return defaultOutputValidator.validate(schema, value);
 }

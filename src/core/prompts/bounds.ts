@@ -14,22 +14,29 @@ import {
   type AgentPromptInput,
 } from './build';
 
-/** Hard cap on an agent input: the UTF-8 bytes of all message contents. */
+/**
+ * Hard cap on an agent input: the UTF-8 bytes of all message contents.
+ * @internal exported for tests
+ */
 export const INPUT_CAP_BYTES = 1024 * 1024;
 
-/** Tokens kept free for the reply when the model has no `max_tokens`. */
+/**
+ * Tokens kept free for the reply when the model has no `max_tokens`.
+ * @internal exported for tests
+ */
 export const DEFAULT_RESERVE_TOKENS = 1024;
 
 /** Per-message framing tokens (role and separators), as in OpenAI's chat token accounting. */
-export const MESSAGE_OVERHEAD_TOKENS = 4;
+const MESSAGE_OVERHEAD_TOKENS = 4;
 
 /** Tokens that prime the assistant's reply, counted once per request. */
-export const REPLY_PRIMING_TOKENS = 3;
+const REPLY_PRIMING_TOKENS = 3;
 
 /**
  * Estimated tokens of a text: ASCII at ~4 characters per token (rounded up), every non-ASCII code
  * point (CJK, accented letters, emoji) as 1 token. BPE tokenizers give about that for English and
  * CJK and less for accented Latin, so the estimate errs high; no tokenizer keeps the core pure.
+ * @internal exported for tests
  */
 export function estimateTokens(text: string): number {
   let ascii = 0;
@@ -88,7 +95,7 @@ export function fitTexts(texts: string[], fits: (texts: string[]) => boolean): s
 }
 
 /** The outcome of fitting one agent input: the trimmed input and what was dropped from it. */
-export interface ContextPlan {
+interface ContextPlan {
   /** The input trimmed to the bounds (and to the window when one was given). */
   input: AgentPromptInput;
   /** `buildAgentMessages(input)`. */
@@ -167,7 +174,10 @@ export function planContext(
   };
 }
 
-/** True when a windowed plan dropped entries that a compaction activity should fold into the summary. */
+/**
+ * True when a windowed plan dropped entries that a compaction activity should fold into the summary.
+ * @internal exported for tests
+ */
 export function needsCompaction(plan: ContextPlan): boolean {
   return plan.budgetTokens !== undefined && plan.overflow.length > 0;
 }

@@ -14,7 +14,7 @@ export const OWN_RESULTS_KEPT = 2;
 export const THREAD_ENTRIES_KEPT = 8;
 
 /** Kinds of labelled notes added to one dispatch. */
-export type PromptNoteKind =
+type PromptNoteKind =
   | 'user_message'
   | 'human_answer'
   | 'approval_note'
@@ -54,7 +54,10 @@ export interface AgentPromptInput {
   notes: PromptNote[];
 }
 
-/** Every user-visible string of agent prompts, in one place so tests pin them. */
+/**
+ * Every user-visible string of agent prompts, in one place so tests pin them.
+ * @internal exported for tests
+ */
 export const PROMPT_TEXTS = {
   identity: (agent: string, graph: string, topology: string): string =>
     `You are the agent "${agent}" in the graph "${graph}" (${topology}).`,

@@ -12,10 +12,11 @@ import { emptyLedger, type UsageLedger } from '../budgets/ledger';
 import type { PromptNote } from '../prompts/build';
 import type { Trigger, WaveItem } from '../waves/types';
 import { utf8ByteLength } from '../text/utf8';
+import { TROUPE_RELEASE } from './release';
 import { STATE_TEXTS } from './texts';
 
 /** A note added to an agent's next input (humans, goals, retries): the prompt builder's note. */
-export type AgentNote = PromptNote;
+type AgentNote = PromptNote;
 
 /**
  * One recorded agent step, for the `transcript` query; or a human's decision (`kind: 'decision'`),
@@ -40,7 +41,7 @@ export interface TranscriptStep {
 }
 
 /** Round-scoped state: reset when a round starts. */
-export interface RoundState {
+interface RoundState {
   round: number;
   wave: number;
   /** Active ms on the run clock when this round started. */
@@ -80,7 +81,7 @@ export interface RunState {
   signals: Array<{ type: string; payload?: unknown; at: string; source?: string }>;
   /** The last warnings, first a line counting those dropped once there were more than {@link MAX_WARNINGS}. */
   warnings: string[];
-  /** Warnings dropped so far (README, "Bounds on hostile input"). */
+  /** Warnings dropped so far (docs/semantics.md, "Bounds on hostile input"). */
   warningsDropped?: number;
   transcript: TranscriptStep[];
   goal?: GoalState;
@@ -99,29 +100,49 @@ export interface RunState {
   continuedAsNew: number;
   /** Each agent's worker tools, as the worker resolved them at the run's start. */
   tools?: Record<string, ToolDefinition[]>;
+  /** The troupe release that started the run (absent in state written before 0.3); carried to its end. */
+  release?: string;
+  /** The progress counter (`core/observe/progress.ts`): rises each time the run publishes its position. */
+  progress?: number;
 }
 
 /** Cap on each agent text kept in state, the RunResult and compaction input (64 KiB). */
 export const TEXT_CAP_BYTES = 64 * 1024;
 
 /**
- * Caps of the lists that grow with signals and warnings (README, "Bounds on hostile input"), so
+ * Caps of the lists that grow with signals and warnings (docs/semantics.md, "Bounds on hostile input"), so
  * that no flood of signals can grow the state a run carries, its history or its prompts without
  * bound; what a cap turns away is reported as a warning.
+ * @internal exported for tests
  */
 export const MAX_WARNINGS = 200;
-/** The longest warning kept, in characters. */
+/**
+ * The longest warning kept, in characters.
+ * @internal exported for tests
+ */
 export const MAX_WARNING_CHARS = 1000;
 export const MAX_TRANSCRIPT = 200;
-/** Signals kept in the run's ledger (the `signal` signal and the agents' `signal` tool). */
+/**
+ * Signals kept in the run's ledger (the `signal` signal and the agents' `signal` tool).
+ * @internal exported for tests
+ */
 export const MAX_SIGNALS = 500;
 /** Decisions kept in the run's log (who decided what, when). */
 export const MAX_DECISIONS = 200;
-/** Distinct signal types `signal_observed` sees in one round. */
+/**
+ * Distinct signal types `signal_observed` sees in one round.
+ * @internal exported for tests
+ */
 export const MAX_SIGNAL_TYPES = 100;
-/** Human messages waiting for one agent's next turn, and for the next wave (`message` without `to`). */
+/**
+ * Human messages waiting for one agent's next turn, and for the next wave (`message` without `to`).
+ * @internal exported for tests
+ */
 export const MAX_QUEUED_MESSAGES = 20;
-/** Bytes all waiting human messages may hold together. */
+/**
+ * Bytes all waiting human messages may hold together.
+ * @internal exported for tests
+ */
 export const MAX_QUEUED_MESSAGE_BYTES = 256 * 1024;
 export { OWN_RESULTS_KEPT, THREAD_ENTRIES_KEPT as THREAD_KEPT } from '../prompts/build';
 
@@ -247,6 +268,8 @@ export function createRunState(graph: CompiledGraph, task: string, workflowId: s
     outputAttempts: {},
     compactionFailures: 0,
     continuedAsNew: 0,
+    release: TROUPE_RELEASE,
+    progress: 0,
   };
   if (state.goal) {
     const block = goalFrameworkBlock(state.goal);

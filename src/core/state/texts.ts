@@ -1,5 +1,5 @@
 /**
- * Texts of the run state's bounds (README, "Bounds on hostile input"): what a run reports when a
+ * Texts of the run state's bounds (docs/semantics.md, "Bounds on hostile input"): what a run reports when a
  * list that grows with signals reaches its cap. In one place so tests pin them.
  */
 export const STATE_TEXTS = {

@@ -4,13 +4,13 @@
  */
 
 /** Where the JSON was found. */
-export type JsonSource = 'whole' | 'fence' | 'balanced';
+type JsonSource = 'whole' | 'fence' | 'balanced';
 
 /** An extracted JSON value, or nothing found. */
-export type JsonExtraction = { ok: true; value: unknown; source: JsonSource } | { ok: false };
+type JsonExtraction = { ok: true; value: unknown; source: JsonSource } | { ok: false };
 
 /** Upper bound on characters scanned while looking for a balanced value (keeps workflow tasks short). */
-export const MAX_BALANCED_SCAN = 4_000_000;
+const MAX_BALANCED_SCAN = 4_000_000;
 
 const FENCE = /```([^\n`]*)\n([\s\S]*?)```/g;
 

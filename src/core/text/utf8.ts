@@ -8,7 +8,10 @@
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** The marker that ends a cut text; `removedBytes` is the number of UTF-8 bytes removed. */
+/**
+ * The marker that ends a cut text; `removedBytes` is the number of UTF-8 bytes removed.
+ * @internal exported for tests
+ */
 export const truncationMarker = (removedBytes: number): string => `[troupe: truncated ${removedBytes} bytes]`;
 
 /** UTF-8 bytes of a text (a lone surrogate counts as U+FFFD, as `TextEncoder` encodes it). */
@@ -52,7 +55,7 @@ export function fitsUtf8(text: string, maxBytes: number): boolean {
 }
 
 /** A text bounded in bytes, and how many bytes the cut removed (0 when it fitted). */
-export interface CutText {
+interface CutText {
   text: string;
   droppedBytes: number;
 }

@@ -4,13 +4,11 @@
  */
 import { hashResult } from '../text/hash';
 
-export { hashResult } from '../text/hash';
-
 const RESULT_OPEN = '```result';
 const FENCE_CLOSE = '```';
 
 /** The `score_gte` reader: first `score: N` / `score = N`, case-insensitive, word boundary, decimals, markdown bold. */
-export const SCORE_RE = /\bscore\b\**\s*[:=]\s*\**\s*(-?\d+(?:\.\d+)?)/i;
+const SCORE_RE = /\bscore\b\**\s*[:=]\s*\**\s*(-?\d+(?:\.\d+)?)/i;
 
 /**
  * The agent's result: the content of the last closed fenced block whose opening line is exactly
@@ -37,18 +35,17 @@ export function captureResult(text: string): string {
 /**
  * The result with its line structure kept, as `regex` matchers read it: CRLF and CR become LF,
  * trailing spaces and tabs of every line are removed, and so are trailing line breaks, so `^` and `$`
- * with the `m` flag anchor to lines and `$` alone to the last line. With `trimStart` (since troupe
- * 0.3) leading whitespace goes too, so a reply that opens with blank lines or spaces still matches
- * `^APPROVED` (docs/semantics.md, "Termination conditions").
+ * with the `m` flag anchor to lines and `$` alone to the last line; leading whitespace goes too, so
+ * a reply that opens with blank lines or spaces still matches `^APPROVED` (docs/semantics.md,
+ * "Termination conditions").
  */
-export function lineText(text: string, trimStart = false): string {
-  const kept = text
+export function lineText(text: string): string {
+  return text
     .replace(/\r\n?/g, '\n')
     .split('\n')
     .map((line) => line.replace(/[ \t]+$/, ''))
     .join('\n')
-    .replace(/\n+$/, '');
-  return trimStart ? kept.trimStart() : kept;
+    .trim();
 }
 
 /** Whitespace runs collapsed to one space, trimmed: the text every other matcher and the hash read. */
@@ -75,14 +72,17 @@ export function extractScore(text: string): number | null {
 }
 
 /** A captured result as the run state stores it. */
-export interface CapturedResult {
+interface CapturedResult {
   /** Normalized result text. */
   text: string;
   /** `hashResult(text)`. */
   hash: string;
 }
 
-/** Capture, normalize and hash an agent's final assistant text in one step. */
+/**
+ * Capture, normalize and hash an agent's final assistant text in one step.
+ * @internal exported for tests
+ */
 export function resultOf(rawText: string): CapturedResult {
   const text = normalizeResult(captureResult(rawText));
   return { text, hash: hashResult(text) };

@@ -11,7 +11,7 @@ import type { GoalEvent } from '../goals';
 import { openHumanRequest } from '../humans/decisions';
 import { REQUEST_SIGNAL_KINDS } from '../humans/requests';
 import type { AgentCallResult } from '../llm/contract';
-import { RUN_TEXTS } from '../ending/texts';
+import { RUN_END_TEXTS } from '../ending/texts';
 import { hashWindow, updateLatches } from '../conditions/walk';
 import { recapText } from '../text/utf8';
 import { hashResult } from '../text/hash';
@@ -30,7 +30,7 @@ import { captureResult, lineText, normalizeResult } from './capture';
 import type { WaveItem } from './routing';
 
 /** One agent's finished dispatch in a wave. */
-export interface AgentOutcome {
+interface AgentOutcome {
   item: WaveItem;
   result: AgentCallResult;
 }
@@ -51,7 +51,7 @@ export function recordResult(
   outcome: AgentOutcome,
   now: number,
   kind: NonNullable<TranscriptStep['kind']> = 'agent',
-  options: { keepLines?: boolean; trimLines?: boolean } = {},
+  options: { keepLines?: boolean } = {},
 ): RecordedResult {
   const { item, result } = outcome;
   const { captured, normalized, hash } = capturedResult(result.text, result.resultHash);
@@ -60,7 +60,7 @@ export function recordResult(
   state.steps += 1;
   const previous = state.results[item.agent];
   state.results[item.agent] = { text: captured, hash, count: (previous?.count ?? 0) + 1 };
-  round.latest[item.agent] = options.keepLines ? { text: normalized, hash, lines: lineText(captured, options.trimLines) } : { text: normalized, hash };
+  round.latest[item.agent] = options.keepLines ? { text: normalized, hash, lines: lineText(captured) } : { text: normalized, hash };
   pushBounded((round.hashes[item.agent] ??= []), hash, hashWindow(graph.termination, graph.edges) + 1);
   if (kind === 'agent') round.messages += 1;
   round.usage = addUsage(round.usage, result.usage);
@@ -98,7 +98,7 @@ export function recordResult(
       openHumanRequest(state, {
         kind: requestKind,
         agent: item.agent,
-        summary: event.summary ?? summarizePayload(event.payload) ?? RUN_TEXTS.requestSummary(item.agent, event.type),
+        summary: event.summary ?? summarizePayload(event.payload) ?? RUN_END_TEXTS.requestSummary(item.agent, event.type),
         payload: event.payload,
         held: { text: captured, triggers: item.triggers },
         now,
@@ -119,6 +119,7 @@ export function recordedForm(text: string): { captured: string; normalized: stri
  * computed with the worker's native SHA-256: hashing in the workflow sandbox is pure JS and cost
  * ~30 µs of a ~1 KB result (BENCHMARKS.md, B5). Results recorded without one (tool loops, earlier
  * versions) are hashed here; both give the same value, so replay sees no difference.
+ * @internal exported for tests
  */
 export function capturedResult(text: string, sentHash?: string): { captured: string; normalized: string; hash: string } {
   const form = recordedForm(text);
@@ -126,13 +127,13 @@ export function capturedResult(text: string, sentHash?: string): { captured: str
 }
 
 /** Characters of a result's text a transcript step keeps. */
-export const STEP_TEXT_CHARS = 500;
+const STEP_TEXT_CHARS = 500;
 
 /**
  * The transcript entry of a recorded result. Shared with the client (`src/follow.ts`), which builds
  * the same entries from the run's history instead of asking the worker.
  */
-export function transcriptStep(
+function transcriptStep(
   where: Pick<TranscriptStep, 'step' | 'agent' | 'round' | 'wave' | 'at'> & { kind: NonNullable<TranscriptStep['kind']> },
   result: Pick<AgentCallResult, 'usage' | 'toolCalls'>,
   recorded: { captured: string; hash: string },

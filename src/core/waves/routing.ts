@@ -5,15 +5,15 @@
  */
 import type { Condition } from '../conditions/types';
 import type { CompiledGraph } from '../graph/types';
-import { RUN_TEXTS } from '../ending/texts';
+import { RUN_END_TEXTS } from '../ending/texts';
 import { warn, type RunState } from '../state/state';
 import type { WaveItem } from './types';
 
-export type { Trigger, WaveItem } from './types';
+export type { WaveItem } from './types';
 
 
 /** What routing decided for one wave. */
-export interface RoutingOutcome {
+interface RoutingOutcome {
   next: WaveItem[];
   /** Agents that took an exit edge, in wave order. */
   exits: string[];
@@ -27,6 +27,7 @@ export interface RoutingOutcome {
  * Route the finished agents of a wave, in wave order. `holds(when)` answers a guard; `results` maps
  * each routed agent to the text it passes on. Agents listed in `held` are not routed (they wait for
  * a human).
+ * @internal exported for tests
  */
 export function routeWave(
   graph: CompiledGraph,
@@ -69,7 +70,10 @@ export function routeWave(
   return outcome;
 }
 
-/** Increment loop counters for the back edges followed; returns the new counters. */
+/**
+ * Increment loop counters for the back edges followed; returns the new counters.
+ * @internal exported for tests
+ */
 export function countBackEdges(
   graph: CompiledGraph,
   counters: Record<string, number>,
@@ -128,7 +132,7 @@ export function routeIntoState(
   const routing = routeWave(graph, finished, holds);
   state.round.loopCounters = countBackEdges(graph, state.round.loopCounters, routing.backEdges);
   state.round.exits.push(...routing.exits);
-  for (const agent of routing.deadEnds) warn(state, RUN_TEXTS.deadEnd(agent, state.round.round));
+  for (const agent of routing.deadEnds) warn(state, RUN_END_TEXTS.deadEnd(agent, state.round.round));
   state.frontier = mergeWaves(state.frontier, routing.next);
   return routing;
 }
