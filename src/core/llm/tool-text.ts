@@ -7,23 +7,15 @@
  * tools the agent was offered count, so a JSON answer that happens to have a `name` is left alone.
  * Pure and bounded.
  */
+import { balancedJsonValues } from '../text/json';
 
 /** The most characters of a reply searched for a call written as text. */
 const MAX_SCAN_CHARS = 64 * 1024;
 
 const TAGGED = /<tool_call>([\s\S]*?)(?:<\/tool_call>|$)/g;
-const FENCED = /```[^\n`]*\n([\s\S]*?)```/g;
 
-/** The tool named by one JSON text, when it has the shape of a call of an offered tool. */
-function calledName(json: string, offered: readonly string[]): string | undefined {
-  const t = json.trim();
-  if (!t.startsWith('{')) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(t);
-  } catch {
-    return undefined;
-  }
+/** The tool named by one JSON value, when it has the shape of a call of an offered tool. */
+function calledName(value: unknown, offered: readonly string[]): string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const v = value as Record<string, unknown>;
   const fn = v.function !== null && typeof v.function === 'object' ? (v.function as Record<string, unknown>) : v;
@@ -32,20 +24,30 @@ function calledName(json: string, offered: readonly string[]): string | undefine
   return offered.includes(name) ? name : undefined;
 }
 
+/** The JSON value of a `<tool_call>` block's text, when it is one. */
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text.trim()) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The offered tool a reply calls in its text instead of through the tools interface, or undefined:
- * a `<tool_call>` block, the whole reply, or a fenced block holding a call-shaped JSON object.
+ * a `<tool_call>` block, or any call-shaped JSON object in the reply — the whole reply, one in a
+ * fenced block, or one of several written one after the other, as small models do when they list
+ * the calls they mean to make.
  */
 export function toolCallInText(text: string, offered: readonly string[]): string | undefined {
   if (offered.length === 0) return undefined;
   const scanned = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
-  const candidates = [
-    ...[...scanned.matchAll(TAGGED)].map((m) => m[1]),
-    scanned,
-    ...[...scanned.matchAll(FENCED)].map((m) => m[1]),
-  ];
-  for (const candidate of candidates) {
-    const name = calledName(candidate, offered);
+  for (const m of scanned.matchAll(TAGGED)) {
+    const name = calledName(parsed(m[1]), offered);
+    if (name) return name;
+  }
+  for (const value of balancedJsonValues(scanned, '{')) {
+    const name = calledName(value, offered);
     if (name) return name;
   }
   return undefined;

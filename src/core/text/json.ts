@@ -60,10 +60,11 @@ function balancedEnd(text: string, start: number, budget: { left: number }): num
 }
 
 /**
- * The first balanced JSON value in `text` that opens with one of `opens` (`{`, `[`) and parses; a
- * candidate that fails is retried from the next opening bracket. Bounded by MAX_BALANCED_SCAN.
+ * Every balanced JSON value in `text` that opens with one of `opens` (`{`, `[`) and parses, in order;
+ * a candidate that fails is retried from the next opening bracket, and the scan goes on after a value
+ * that parsed (its inner values are not listed apart). Bounded by MAX_BALANCED_SCAN.
  */
-export function firstBalancedJson(text: string, opens = '{['): { ok: true; value: unknown } | { ok: false } {
+export function* balancedJsonValues(text: string, opens = '{['): Generator<unknown> {
   const budget = { left: MAX_BALANCED_SCAN };
   for (let i = 0; i < text.length && budget.left > 0; i++) {
     const ch = text[i];
@@ -71,8 +72,18 @@ export function firstBalancedJson(text: string, opens = '{['): { ok: true; value
     const end = balancedEnd(text, i, budget);
     if (end < 0) continue;
     const parsed = tryParse(text.slice(i, end));
-    if (parsed.ok) return parsed;
+    if (!parsed.ok) continue;
+    yield parsed.value;
+    i = end - 1;
   }
+}
+
+/**
+ * The first balanced JSON value in `text` that opens with one of `opens` (`{`, `[`) and parses; a
+ * candidate that fails is retried from the next opening bracket. Bounded by MAX_BALANCED_SCAN.
+ */
+export function firstBalancedJson(text: string, opens = '{['): { ok: true; value: unknown } | { ok: false } {
+  for (const value of balancedJsonValues(text, opens)) return { ok: true, value };
   return { ok: false };
 }
 

@@ -23,6 +23,17 @@ describe('a tool call written as text', () => {
     ['a bare object', ' {"name": "files__read_text_file", "arguments": {"path": "a.md"}} ', 'files__read_text_file'],
     ['a result block', 'notes\n```result\n{"name": "word_count", "parameters": {"text": "x"}}\n```', 'word_count'],
     ['a json fence', '```json\n{"function": {"name": "word_count", "arguments": "{}"}}\n```', 'word_count'],
+    // Qwen2.5-Coder 1.5B's reply to the research example: prose, then the calls it means to make
+    // listed one after the other in one fence (no single JSON text)
+    [
+      'a fence of several calls after prose',
+      'Here is how we can approach this task:\n\n1. **Read Text File**: call `files__read_text_file`.\n\n```json\n' +
+        '{\n  "name": "files__list_allowed_directories",\n  "arguments": {}\n}\n\n' +
+        '{\n  "name": "files__read_text_file",\n  "arguments": {\n    "path": "notes.txt"\n  }\n}\n\n' +
+        '{\n  "name": "word_count",\n  "arguments": {\n    "text": "Your text content goes here"\n  }\n}\n```\n',
+      'files__read_text_file',
+    ],
+    ['a call in a sentence', 'I will now run {"name": "word_count", "arguments": {"text": "a b c"}} and report.', 'word_count'],
   ])('is found in %s', (_what, text, tool) => {
     expect(toolCallInText(text, offered)).toBe(tool);
   });
@@ -32,6 +43,7 @@ describe('a tool call written as text', () => {
     ['an answer that has a name', '{"name": "Ada Lovelace", "born": 1815}'],
     ['prose', 'The word_count tool would say 7.'],
     ['broken JSON', '<tool_call>{"name": "word_count", "arguments": </tool_call>'],
+    ['an answer with objects but no call', 'Counts: {"word_count": 7} and {"name": "word_count", "result": 7}.'],
   ])('is not found in %s', (_what, text) => {
     expect(toolCallInText(text, offered)).toBeUndefined();
   });
