@@ -116,7 +116,9 @@ async function startBuild(build: WorkerBuild, workflowBundle: WorkflowBundleWith
 /**
  * Make `build` its deployment's current version with the Temporal CLI, as an operator does. The
  * server knows a deployment and a build only once a worker of that build has polled ("Worker
- * Deployment not found", "Version not found in deployment"), so it is asked again until it accepts.
+ * Deployment not found", "Version not found in deployment"), and takes a new build as current only
+ * once its workers have polled every task queue the current build's do, activity tasks as well as
+ * workflow tasks ("missing active task queues"), so it is asked again until it accepts.
  */
 async function setCurrent(build: WorkerBuild, address = testAddress()): Promise<void> {
   const args = ['worker', 'deployment', 'set-current-version', '--deployment-name', build.deploymentName, '--build-id', build.buildId, '--yes'];
@@ -128,7 +130,7 @@ async function setCurrent(build: WorkerBuild, address = testAddress()): Promise<
       return;
     } catch (e) {
       const { stderr = '' } = e as { stderr?: string };
-      if (!/not found/i.test(stderr) || Date.now() > deadline) throw new Error(`temporal ${args.join(' ')} failed: ${stderr || (e as Error).message}`);
+      if (!/not found|missing active task queues/i.test(stderr) || Date.now() > deadline) throw new Error(`temporal ${args.join(' ')} failed: ${stderr || (e as Error).message}`);
       await new Promise((r) => setTimeout(r, 500));
     }
   }
