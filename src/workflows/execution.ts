@@ -31,6 +31,8 @@ export interface Run {
   pendingToolCalls: number;
   /** troupe's search attributes were set at start, so the run keeps them up to date. */
   indexed: boolean;
+  /** A refresh of the current details is queued for the end of this turn of the activation (`observe.ts`). */
+  detailsQueued?: boolean;
   /** The waiting flag last written to the attributes (or memo). */
   waitingPublished?: boolean;
   /** The labelled timer that runs while a human is needed (`observe.ts`). */

@@ -113,10 +113,30 @@ function labelWait(run: Run, label: string | undefined): void {
 export function running(run: Run, tag: CallTag): (options?: { publish: boolean }) => void {
   const entry: RunningCall = { ...tag, id: (run.state.progress ?? 0) + 1, since: Date.now() };
   run.running = [...run.running, entry];
-  publish(run);
+  if (run.running.length > 1) showDetailsSoon(run);
+  else publish(run);
   return (options = { publish: true }) => {
     run.running = run.running.filter((e) => e !== entry);
-    if (options.publish) publish(run);
+    if (!options.publish) return;
+    if (run.running.length > 0) showDetailsSoon(run);
+    else publish(run);
   };
+}
+
+/**
+ * The current details after a call started or ended while others run, refreshed once the calls
+ * that start or end in the same turn of the activation have (a microtask), not once per call: each
+ * refresh lists every running call, so a wave of 1,024 tool calls refreshed per call spent seconds of
+ * one workflow task on it. A call starting or ending alone (every step of a pipeline or a loop)
+ * publishes at once, with no promise. Only the details: a call's start or end changes no wait for a
+ * human, and no command is issued.
+ */
+function showDetailsSoon(run: Run): void {
+  if (run.detailsQueued) return;
+  run.detailsQueued = true;
+  void Promise.resolve().then(() => {
+    run.detailsQueued = false;
+    if (run.end === undefined) showDetails(run);
+  });
 }
 

@@ -217,9 +217,13 @@ function approvable(state: Run['state'], agent: string, spec: ToolDefinition, te
  */
 export const MAX_PENDING_TOOL_CALLS = 1024;
 
-/** Wait for a slot among the run's pending tool calls ({@link MAX_PENDING_TOOL_CALLS}) and take it; the returned function gives it back. */
+/**
+ * Wait for a slot among the run's pending tool calls ({@link MAX_PENDING_TOOL_CALLS}) and take it; the
+ * returned function gives it back. Every waiter's condition holds once one slot frees, so each looks
+ * again when it wakes: only as many as there are free slots take one.
+ */
 async function toolSlot(run: Run): Promise<() => void> {
-  if (run.pendingToolCalls >= MAX_PENDING_TOOL_CALLS) await condition(() => run.pendingToolCalls < MAX_PENDING_TOOL_CALLS);
+  while (run.pendingToolCalls >= MAX_PENDING_TOOL_CALLS) await condition(() => run.pendingToolCalls < MAX_PENDING_TOOL_CALLS);
   run.pendingToolCalls += 1;
   return () => {
     run.pendingToolCalls -= 1;
