@@ -46,8 +46,11 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
 
     for (;;) {
       const closing = tools.length > 0 && toolRounds >= (input.maxToolRounds ?? AGENT_LIMITS.maxToolRounds);
+      // `tool_choice: required` holds until the first tool round, then the model may answer
+      const mustCall = !closing && toolRounds === 0 && input.toolChoice === 'required';
       try {
-        const body = chatBody(input.model, messages, tools, closing ? 'none' : undefined, structured ? input.responseSchema : undefined);
+        const choice = closing ? 'none' : mustCall ? 'required' : undefined;
+        const body = chatBody(input.model, messages, tools, choice, structured ? input.responseSchema : undefined);
         last = await chatCompletion(client, body, scope);
       } catch (err) {
         if (!structured || !rejectsResponseFormat(err)) throw err;
@@ -59,13 +62,18 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
       usage = addUsage(usage, last.usage);
       llmCalls += 1;
       const message = last.completion.choices[0]!.message;
-      const calls = (message.tool_calls ?? []).filter((c) => c.type === 'function');
+      let calls = (message.tool_calls ?? []).filter((c) => c.type === 'function');
+      let content = message.content ?? null;
       if (calls.length === 0) {
-        // a call written as text, or a reply cut by max_tokens: asked once more (replies.ts)
-        const next = follow.next(message.content ?? '', last.completion.choices[0]!.finish_reason, warnings);
+        // a call written as text, a required call not made, an empty reply, one cut by max_tokens (replies.ts)
+        const next = follow.next(message.content ?? '', last.completion.choices[0]!.finish_reason, warnings, { mustCall, toolsOff: closing, refused: Boolean(message.refusal) });
         if (!next) break;
-        messages.push(...next);
-        continue;
+        if ('ask' in next) {
+          messages.push(...next.ask);
+          continue;
+        }
+        calls = [{ id: `text_call_${llmCalls}`, type: 'function', function: next.call }];
+        content = null;
       }
       if (tools.length === 0) {
         warnings.push(ACTIVITY_TEXTS.agent.unofferedTools(input.agent));
@@ -75,7 +83,7 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
         warnings.push(ACTIVITY_TEXTS.agent.toolRoundsExhausted(input.agent, toolRounds));
         break;
       }
-      messages.push({ role: 'assistant', content: message.content ?? null, tool_calls: calls });
+      messages.push({ role: 'assistant', content, tool_calls: calls });
       for (const call of calls) {
         const outcome = handleToolCall(call.function.name, call.function.arguments, {
           offered: input.tools,

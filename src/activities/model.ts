@@ -23,7 +23,7 @@ export function chatBody(
   model: ResolvedModel,
   messages: ChatCompletionMessageParam[],
   tools: readonly WorkerFunctionTool[],
-  toolChoice: 'none' | undefined,
+  toolChoice: 'none' | 'required' | undefined,
   responseSchema: Record<string, unknown> | undefined,
 ): ChatCompletionCreateParamsNonStreaming {
   return {
@@ -79,10 +79,12 @@ export function makeCallModel(clientFor: (input: ModelCallInput) => OpenAI) {
     const messages = wireMessages(input.messages);
     const warnings: string[] = [];
     let schema = input.responseSchema && !rejectsSchemas(client) ? input.responseSchema : undefined;
-    const follow = replyFollowUps(input.agent, input.toolChoice === 'none' ? [] : input.tools.map((t) => t.function.name));
+    const follow = replyFollowUps(input.agent, input.tools.map((t) => t.function.name));
+    const when = { mustCall: input.toolChoice === 'required', toolsOff: input.toolChoice === 'none' };
     let response: ChatResponse;
     let usage = NO_USAGE;
     let llmCalls = 0;
+    let written: { name: string; arguments: string } | undefined;
     for (;;) {
       try {
         response = await chatCompletion(client, chatBody(input.model, messages, input.tools, input.toolChoice, schema), scope);
@@ -97,21 +99,30 @@ export function makeCallModel(clientFor: (input: ModelCallInput) => OpenAI) {
       llmCalls += 1;
       const reply = response.completion.choices[0]!;
       const called = (reply.message.tool_calls ?? []).some((c) => c.type === 'function');
-      // a call written as text, or a reply cut by max_tokens: asked once more (replies.ts)
-      const next = called ? undefined : follow.next(reply.message.content ?? '', reply.finish_reason, warnings);
+      // a call written as text, a required call not made, an empty reply, one cut by max_tokens (replies.ts)
+      const refused = Boolean(reply.message.refusal);
+      const next = called ? undefined : follow.next(reply.message.content ?? '', reply.finish_reason, warnings, { ...when, refused });
       if (!next) break;
-      messages.push(...next);
+      if ('call' in next) {
+        written = next.call;
+        break;
+      }
+      messages.push(...next.ask);
     }
     const choice = response.completion.choices[0]!;
-    let text = follow.text(choice.message.content ?? '');
+    let text = written ? '' : follow.text(choice.message.content ?? '');
     if (text === '' && choice.message.refusal) {
       text = choice.message.refusal;
       warnings.push(ACTIVITY_TEXTS.agent.refusal(input.agent));
     }
-    if (choice.finish_reason === 'length') warnings.push(ACTIVITY_TEXTS.agent.lengthFinish(input.agent));
-    const toolCalls = (choice.message.tool_calls ?? [])
-      .filter((c) => c.type === 'function')
-      .map((c) => ({ id: c.id ?? '', name: c.function.name, arguments: c.function.arguments ?? '' }));
+    // a call written as text ends its reply as a made call does
+    const finishReason = written ? 'tool_calls' : choice.finish_reason;
+    if (finishReason === 'length') warnings.push(ACTIVITY_TEXTS.agent.lengthFinish(input.agent));
+    const toolCalls = written
+      ? [{ id: '', ...written }]
+      : (choice.message.tool_calls ?? [])
+          .filter((c) => c.type === 'function')
+          .map((c) => ({ id: c.id ?? '', name: c.function.name, arguments: c.function.arguments ?? '' }));
     return {
       text,
       toolCalls,
@@ -119,7 +130,7 @@ export function makeCallModel(clientFor: (input: ModelCallInput) => OpenAI) {
       ...(llmCalls > 1 ? { llmCalls } : {}),
       model: response.completion.model || input.model.name,
       ...(response.requestId ? { requestId: response.requestId } : {}),
-      ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}),
+      ...(finishReason ? { finishReason } : {}),
       warnings,
     };
   };

@@ -161,6 +161,7 @@ export function agentCall(run: Run, item: WaveItem, messages: ReturnType<typeof 
     messages,
     tools: builtinToolsOf(agent.tools),
     ...(agent.maxToolRounds !== undefined ? { maxToolRounds: agent.maxToolRounds } : {}),
+    ...(agent.toolChoice ? { toolChoice: agent.toolChoice } : {}),
     goal: state.goal && agent.tools.includes('goal') ? goalSnapshot(state.goal) : undefined,
     responseSchema: options.responseSchema ?? firstCallSchema(graph, item.agent),
     timeoutMs: agent.timeoutMs,

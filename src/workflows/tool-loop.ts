@@ -77,7 +77,8 @@ export async function runToolLoop(
       model: agent.model,
       messages,
       tools,
-      ...(last ? { toolChoice: 'none' as const } : {}),
+      // `tool_choice: required` holds for the first call of a dispatch, then the model may answer
+      ...(last ? { toolChoice: 'none' as const } : round === 0 && agent.toolChoice ? { toolChoice: agent.toolChoice } : {}),
       ...(responseSchema ? { responseSchema } : {}),
       timeoutMs: agent.timeoutMs,
     };

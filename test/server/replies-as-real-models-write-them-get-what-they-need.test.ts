@@ -2,8 +2,10 @@
  * Replies as real models write them (docs/semantics.md, "Agent calls"), through the real workflow,
  * worker and HTTP stub:
  *
- * - a tool call written as `<tool_call>` text gets one corrective re-ask; the model then calls the
- *   tool and the run goes on, with a warning;
+ * - a tool call written as `<tool_call>` text is run as that call, with a warning; one that cannot
+ *   run as written (a key written twice) gets one corrective re-ask;
+ * - `tool_choice: required` is sent on a dispatch's first call; an endpoint that ignores it and answers
+ *   in prose gets one request to call a tool;
  * - a reply cut by max_tokens is continued once; still cut, the run ends `failed/truncated_output`
  *   naming the agent and max_tokens, unless `on_truncated: accept`;
  * - a final agent of a role with an output schema gets the schema from its first call (in its prompt
@@ -37,17 +39,56 @@ describe('replies as real models write them', () => {
   afterAll(async () => t?.close());
   beforeEach(() => t.h.stub.reset());
 
-  test('a tool call written as text is asked for once more, and then made', async () => {
+  test('a tool call written as text is run as that call, with a warning; one that cannot run is asked for once more', async () => {
+    // Qwen's block, as a model served without a tool-call parser writes it
     const asText = '<tool_call>\n{"name": "shout", "arguments": {"text": "hi", "times": 2}}\n</tool_call>';
-    t.h.stub.script('writer', [{ text: asText }, { toolCalls: [{ name: 'shout', arguments: { text: 'hi', times: 2 } }] }, { text: 'HI HI, done' }]);
+    t.h.stub.script('writer', [{ text: asText }, { text: 'HI HI, done' }]);
     const r = await t.h.run(solo(', tools: [shout]'));
     expect(r).toMatchObject({ status: 'completed', finalText: 'HI HI, done' });
     expect(r.usage.toolCalls?.total).toBe(1);
-    expect(r.warnings).toContain(REPLY_TEXTS.callAsTextWarning('writer', 'shout'));
-    const second = t.h.stub.requestsFor('writer')[1];
-    expect(second.messages.at(-1)).toEqual({ role: 'user', content: REPLY_TEXTS.callAsText('shout') });
+    expect(r.warnings).toContain(REPLY_TEXTS.ranTextCall('writer', 'shout'));
+    // the model saw its call made and the tool's result, not a re-ask
+    const second = (t.h.stub.requestsFor('writer')[1].body as { messages: unknown[] }).messages;
+    expect(second.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ function: { name: 'shout', arguments: '{"text":"hi","times":2}' } }] });
+    expect(second.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('HI') });
     // the agent with tools was told to call them, with no result fence competing
     expect(t.h.stub.requestsFor('writer')[0].messages[0].content).toContain(PROMPT_TEXTS.toolsContract);
+
+    // a key written twice cannot run as written (which value would the tool get?): asked once more
+    t.h.stub.reset();
+    const twice = '{"name": "shout", "arguments": {"text": "hi", "text": "HO", "times": 1}}';
+    t.h.stub.script('writer', [{ text: twice }, { toolCalls: [{ name: 'shout', arguments: { text: 'hi', times: 1 } }] }, { text: 'done' }]);
+    const asked = await t.h.run(solo(', tools: [shout]'));
+    expect(asked).toMatchObject({ status: 'completed', finalText: 'done' });
+    expect(asked.usage.toolCalls?.total).toBe(1);
+    expect(asked.warnings).toContain(REPLY_TEXTS.callAsTextWarning('writer', 'shout'));
+    expect(t.h.stub.requestsFor('writer')[1].messages.at(-1)).toEqual({ role: 'user', content: REPLY_TEXTS.callAsText('shout') });
+  });
+
+  test('tool_choice: required is sent on the first call only; a prose reply is told once to call a tool', async () => {
+    // an endpoint that does not enforce tool_choice answers in prose
+    t.h.stub.script('writer', [
+      { text: 'I know this already.' },
+      { toolCalls: [{ name: 'shout', arguments: { text: 'hi', times: 1 } }] },
+      { text: 'HI, done' },
+    ]);
+    const r = await t.h.run(solo(', tools: [shout], tool_choice: required'));
+    expect(r).toMatchObject({ status: 'completed', finalText: 'HI, done' });
+    expect(r.usage.toolCalls?.total).toBe(1);
+    expect(r.warnings).toContain(REPLY_TEXTS.mustCallWarning('writer'));
+    const [first, nudged, after] = t.h.stub.requestsFor('writer').map((q) => q.body as { tool_choice?: string; messages: unknown[] });
+    expect(first.tool_choice).toBe('required');
+    expect(nudged.tool_choice).toBe('required');
+    expect(nudged.messages.at(-1)).toEqual({ role: 'user', content: REPLY_TEXTS.mustCall(['shout']) });
+    // after a tool round the model may answer
+    expect(after.tool_choice).toBeUndefined();
+
+    // without it, a prose reply is the answer
+    t.h.stub.reset();
+    t.h.stub.script('writer', [{ text: 'I know this already.' }]);
+    const auto = await t.h.run(solo(', tools: [shout]'));
+    expect(auto).toMatchObject({ status: 'completed', finalText: 'I know this already.' });
+    expect((t.h.stub.requestsFor('writer')[0].body as { tool_choice?: string }).tool_choice).toBeUndefined();
   });
 
   test('a reply cut by max_tokens is continued once; still cut, the run fails naming max_tokens, unless accepted', async () => {

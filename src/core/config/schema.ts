@@ -26,6 +26,9 @@ export const LoopCapSchema = z.number().int(M.integerAtLeast(1)).min(1, M.intege
 /** What a reply still cut by `max_tokens` does: `fail` ends the run `failed/truncated_output`, `accept` keeps it. */
 const OnTruncatedSchema = z.enum(['fail', 'accept']);
 
+/** `tool_choice`: `auto` (default) lets the model answer without a tool; `required` makes the first reply of each dispatch call one. */
+const ToolChoiceSchema = z.enum(['auto', 'required']);
+
 const MaxParallelToolCallsSchema = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1)).max(MAX_PARALLEL_TOOL_CALLS);
 
 const ModelSchema = z.strictObject({
@@ -45,6 +48,8 @@ const ModelSchema = z.strictObject({
   timeout_ms: positiveInt.optional(),
   /** A reply still cut by `max_tokens` after one continuation: `fail` the run (default) or `accept` it. */
   on_truncated: OnTruncatedSchema.optional(),
+  /** `required`: each dispatch's first reply must call a tool (agents with tools); default `auto`. */
+  tool_choice: ToolChoiceSchema.optional(),
 });
 
 const PriceSchema = z.strictObject({
@@ -89,6 +94,8 @@ const AgentSchema = z.strictObject({
   timeout_ms: positiveInt.optional(),
   /** A reply still cut by `max_tokens` after one continuation (overrides the model's). */
   on_truncated: OnTruncatedSchema.optional(),
+  /** `required`: each dispatch's first reply must call a tool (overrides the model's). */
+  tool_choice: ToolChoiceSchema.optional(),
 });
 
 /** Object form of an edge. `when` is a condition, validated by the condition parser. */

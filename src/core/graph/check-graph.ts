@@ -66,6 +66,7 @@ function buildGraphSchema() {
           maxParallelToolCalls: positiveInt.max(MAX_PARALLEL_TOOL_CALLS).optional(),
           timeoutMs: positiveInt,
           onTruncated: z.literal('accept').optional(),
+          toolChoice: z.literal('required').optional(),
         }),
       )
       .refine((a) => Object.keys(a).length <= MAX_AGENTS, `at most ${MAX_AGENTS} agents`),

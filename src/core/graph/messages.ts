@@ -49,6 +49,7 @@ export const GRAPH_MESSAGES = {
   deadExitGuardWith: (agent: string, when: string) =>
     `guard the exit with the termination condition that reads ${clip(agent)} (${clip(when, MAX_SNIPPET_CHARS)}) so the run exits when it holds`,
   deadExitGuardExample: (when: string) => `guard the exit so it can be taken, e.g. ${clip(when, MAX_SNIPPET_CHARS)}`,
+  toolChoiceWithoutTools: 'required needs tools: give the agent tools, or remove tool_choice',
   goalUnreported: 'no agent can report on the goal: give at least one agent the goal tool (tools: [goal])',
   missingPricing: (models: string[]) =>
     `needs pricing for every model used; missing: ${models.map((m) => clip(m)).join(', ')} (add them under pricing)`,

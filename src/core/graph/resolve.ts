@@ -41,6 +41,8 @@ function resolveAgent(name: string, a: AgentConfig, defaults: ModelConfig | unde
       a.max_parallel_tool_calls ?? a.model?.max_parallel_tool_calls ?? defaults?.max_parallel_tool_calls ?? DEFAULT_PARALLEL_TOOL_CALLS,
     timeoutMs: a.timeout_ms ?? a.model?.timeout_ms ?? defaults?.timeout_ms ?? DEFAULT_AGENT_TIMEOUT_MS,
     ...((a.on_truncated ?? a.model?.on_truncated ?? defaults?.on_truncated) === 'accept' && { onTruncated: 'accept' as const }),
+    // a model-wide `required` means nothing to an agent with no tools
+    ...((a.tool_choice ?? a.model?.tool_choice ?? defaults?.tool_choice) === 'required' && (a.tools ?? []).length > 0 && { toolChoice: 'required' as const }),
   };
 }
 

@@ -51,6 +51,8 @@ export interface CompiledAgent {
   timeoutMs: number;
   /** `accept`: a reply still cut by `max_tokens` is kept (absent: it ends the run `failed/truncated_output`). */
   onTruncated?: 'accept';
+  /** `required`: the first reply of each dispatch must call a tool (absent: `auto`). */
+  toolChoice?: 'required';
 }
 
 export interface CompiledGoal {

@@ -39,6 +39,13 @@ export function validateConfig(input: ConfigCheckInput): ValidationIssues {
   const out: ValidationIssues = { errors: [], warnings: [] };
   const { config } = input;
   checkAgentNames(config, out.errors);
+  for (const [name, agent] of Object.entries(config.agents)) {
+    const choice = agent.tool_choice ?? agent.model?.tool_choice;
+    if (choice === 'required' && (agent.tools ?? []).length === 0) {
+      const at = agent.tool_choice !== undefined ? ['agents', name, 'tool_choice'] : ['agents', name, 'model', 'tool_choice'];
+      out.errors.push({ path: at, message: M.toolChoiceWithoutTools });
+    }
+  }
   if (config.goal && !input.nodes.some((n) => input.agents[n]?.tools.includes('goal'))) {
     out.warnings.push({ path: ['goal'], message: M.goalUnreported, at: 'key' });
   }

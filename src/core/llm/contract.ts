@@ -42,6 +42,8 @@ export interface AgentCallInput {
   tools: Array<'goal' | 'signal'>;
   /** Tool rounds before the closing call (`tool_choice: none`); 4 when absent. */
   maxToolRounds?: number;
+  /** `required`: the first reply must call a tool (`tool_choice: required`, enforced once by troupe). */
+  toolChoice?: 'required';
   goal?: GoalSnapshot;
   /** JSON Schema to request as `response_format: json_schema` (schema retries). */
   responseSchema?: Record<string, unknown>;

@@ -81,8 +81,11 @@ export interface ModelCallInput {
   model: ResolvedModel;
   messages: LoopMessage[];
   tools: WorkerFunctionTool[];
-  /** `none` for the closing call after the last tool round. */
-  toolChoice?: 'none';
+  /**
+   * `none` for the closing call after the last tool round; `required` for the first call of a
+   * dispatch whose agent must call a tool first (`tool_choice: required`).
+   */
+  toolChoice?: 'none' | 'required';
   /** JSON Schema to request as `response_format: json_schema` (schema retries). */
   responseSchema?: Record<string, unknown>;
   timeoutMs: number;

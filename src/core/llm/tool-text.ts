@@ -2,26 +2,57 @@
  * Tool calls written as text. Models that were asked for a fenced result, or that are served without
  * a tool-call parser, write the call into their reply instead of making it: `<tool_call>{"name": …,
  * "arguments": …}</tool_call>` (Qwen's own format), a bare `{"name": …, "arguments": …}` object, or
- * such an object inside a fenced block. Taken as the agent's result, that text would be a silent
- * failure; the activities re-ask once instead (docs/semantics.md, "Agent calls"). Only the names of
- * tools the agent was offered count, so a JSON answer that happens to have a `name` is left alone.
- * Pure and bounded.
+ * such an object inside a fenced block or other tags. Taken as the agent's result, that text would be
+ * a silent failure; the activities run the call instead, or re-ask once when it cannot be run
+ * (docs/semantics.md, "Agent calls"). Only the names of tools the agent was offered count, so a JSON
+ * answer that happens to have a `name` is left alone. Pure and bounded.
  */
-import { balancedJsonValues } from '../text/json';
+import { balancedJsonSpans } from '../text/json';
+import { jsonStructureIssue } from './tool-arguments';
 
 /** The most characters of a reply searched for a call written as text. */
 const MAX_SCAN_CHARS = 64 * 1024;
 
 const TAGGED = /<tool_call>([\s\S]*?)(?:<\/tool_call>|$)/g;
 
-/** The tool named by one JSON value, when it has the shape of a call of an offered tool. */
-function calledName(value: unknown, offered: readonly string[]): string | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const v = value as Record<string, unknown>;
-  const fn = v.function !== null && typeof v.function === 'object' ? (v.function as Record<string, unknown>) : v;
+/** A call of an offered tool found in a reply's text. */
+export interface TextToolCall {
+  name: string;
+  /**
+   * The arguments as JSON text, or undefined when the call cannot be run as written: its arguments
+   * are not an object (nor absent), it repeats a key, or it is the tool's definition echoed back (it
+   * has a `description`).
+   */
+  arguments?: string;
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** The JSON text of a written call's arguments (absent or null: `{}`), or undefined when they are no object. */
+function argumentText(args: unknown): string | undefined {
+  if (args === undefined || args === null) return '{}';
+  if (typeof args === 'string') {
+    try {
+      return record(JSON.parse(args)) && !jsonStructureIssue(args) ? args : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return record(args) ? JSON.stringify(args) : undefined;
+}
+
+/** The call one JSON value (parsed from `raw`) writes, when it has the shape of a call of an offered tool. */
+function writtenCall(value: unknown, raw: string, offered: readonly string[]): TextToolCall | undefined {
+  const v = record(value);
+  if (!v) return undefined;
+  const fn = record(v.function) ?? v;
   const name = fn.name;
-  if (typeof name !== 'string' || !('arguments' in fn || 'parameters' in fn)) return undefined;
-  return offered.includes(name) ? name : undefined;
+  if (typeof name !== 'string' || !('arguments' in fn || 'parameters' in fn) || !offered.includes(name)) return undefined;
+  const runnable = !('description' in fn) && !jsonStructureIssue(raw);
+  const args = runnable ? argumentText('arguments' in fn ? fn.arguments : fn.parameters) : undefined;
+  return args === undefined ? { name } : { name, arguments: args };
 }
 
 /** The JSON value of a `<tool_call>` block's text, when it is one. */
@@ -34,21 +65,22 @@ function parsed(text: string): unknown {
 }
 
 /**
- * The offered tool a reply calls in its text instead of through the tools interface, or undefined:
- * a `<tool_call>` block, or any call-shaped JSON object in the reply — the whole reply, one in a
- * fenced block, or one of several written one after the other, as small models do when they list
- * the calls they mean to make.
+ * The first call of an offered tool a reply writes in its text instead of making it through the
+ * tools interface, or undefined: a `<tool_call>` block, or any call-shaped JSON object in the reply —
+ * the whole reply, one in a fenced block or tags, or one of several written one after the other, as
+ * small models do when they list the calls they mean to make (the first is the one to run: the
+ * others may need its result).
  */
-export function toolCallInText(text: string, offered: readonly string[]): string | undefined {
+export function toolCallInText(text: string, offered: readonly string[]): TextToolCall | undefined {
   if (offered.length === 0) return undefined;
   const scanned = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
   for (const m of scanned.matchAll(TAGGED)) {
-    const name = calledName(parsed(m[1]), offered);
-    if (name) return name;
+    const call = writtenCall(parsed(m[1]), m[1], offered);
+    if (call) return call;
   }
-  for (const value of balancedJsonValues(scanned, '{')) {
-    const name = calledName(value, offered);
-    if (name) return name;
+  for (const span of balancedJsonSpans(scanned, '{')) {
+    const call = writtenCall(span.value, span.text, offered);
+    if (call) return call;
   }
   return undefined;
 }

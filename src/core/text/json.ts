@@ -65,15 +65,21 @@ function balancedEnd(text: string, start: number, budget: { left: number }): num
  * that parsed (its inner values are not listed apart). Bounded by MAX_BALANCED_SCAN.
  */
 export function* balancedJsonValues(text: string, opens = '{['): Generator<unknown> {
+  for (const span of balancedJsonSpans(text, opens)) yield span.value;
+}
+
+/** {@link balancedJsonValues}, each value with the text it was parsed from. */
+export function* balancedJsonSpans(text: string, opens = '{['): Generator<{ value: unknown; text: string }> {
   const budget = { left: MAX_BALANCED_SCAN };
   for (let i = 0; i < text.length && budget.left > 0; i++) {
     const ch = text[i];
     if (!opens.includes(ch)) continue;
     const end = balancedEnd(text, i, budget);
     if (end < 0) continue;
-    const parsed = tryParse(text.slice(i, end));
+    const slice = text.slice(i, end);
+    const parsed = tryParse(slice);
     if (!parsed.ok) continue;
-    yield parsed.value;
+    yield { value: parsed.value, text: slice };
     i = end - 1;
   }
 }

@@ -180,6 +180,32 @@ describe("troupe's own errors", () => {
   });
 });
 
+describe('tool_choice', () => {
+  const role = (agent: string, model = '') => `name: tc
+${model}agents:
+  a:
+    instructions: Act.
+${agent}collaboration: { topology: pipeline, agents: [a] }
+`;
+
+  it('required reaches the compiled agent that has tools, from the agent or the model', () => {
+    expect(loadRoleConfig(role('    tools: [goal]\n    tool_choice: required\n'), 'role.yaml').graph?.agents.a.toolChoice).toBe('required');
+    expect(loadRoleConfig(role('    tools: [goal]\n', 'model: { tool_choice: required }\n'), 'role.yaml').graph?.agents.a.toolChoice).toBe('required');
+    // the agent's own auto wins over the model's required; auto is not recorded
+    expect(loadRoleConfig(role('    tools: [goal]\n    tool_choice: auto\n', 'model: { tool_choice: required }\n'), 'role.yaml').graph?.agents.a.toolChoice).toBeUndefined();
+    // a model-wide required means nothing to an agent with no tools
+    const toolless = loadRoleConfig(role('', 'model: { tool_choice: required }\n'), 'role.yaml');
+    expect(toolless.errors).toEqual([]);
+    expect(toolless.graph?.agents.a.toolChoice).toBeUndefined();
+  });
+
+  it('required on an agent with no tools is an error located at the key', () => {
+    const r = loadRoleConfig(role('    tool_choice: required\n'), 'role.yaml');
+    expect(r.errors.map(formatIssue)).toEqual(['role.yaml:5:18 agents.a.tool_choice: required needs tools: give the agent tools, or remove tool_choice']);
+    expect(errorMessages(loadRoleConfig(role('    tool_choice: always\n'), 'role.yaml'))).toEqual([expect.stringContaining('auto')]);
+  });
+});
+
 describe("troupe's own warnings", () => {
   it('warns about a join reached by acyclic paths of unequal length, not about equal ones', () => {
     const unequal = loadRole({ flow: ['parent -> a', 'a -> b', 'b -> c', 'a -> c', 'c -> parent'] }, ['a', 'b', 'c']);
