@@ -8,7 +8,7 @@
  * answer that happens to have a `name` is left alone. Pure and bounded.
  */
 import { balancedJsonSpans } from '../text/json';
-import { jsonStructureIssue } from './tool-arguments';
+import { jsonStructureIssue, readToolArguments } from './tool-arguments';
 
 /** The most characters of a reply searched for a call written as text. */
 const MAX_SCAN_CHARS = 64 * 1024;
@@ -33,13 +33,8 @@ function record(value: unknown): Record<string, unknown> | undefined {
 /** The JSON text of a written call's arguments (absent or null: `{}`), or undefined when they are no object. */
 function argumentText(args: unknown): string | undefined {
   if (args === undefined || args === null) return '{}';
-  if (typeof args === 'string') {
-    try {
-      return record(JSON.parse(args)) && !jsonStructureIssue(args) ? args : undefined;
-    } catch {
-      return undefined;
-    }
-  }
+  // read as a made call's argument text is, except that an empty one was no call
+  if (typeof args === 'string') return args.trim() !== '' && readToolArguments(args).ok ? args : undefined;
   return record(args) ? JSON.stringify(args) : undefined;
 }
 
