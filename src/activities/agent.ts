@@ -8,6 +8,7 @@ import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { AgentCallInput, AgentCallResult, ToolEvent } from '../core/llm/contract';
 import { handleToolCall, toolDefinitions } from '../core/llm/builtin-tools';
+import { handoffDefinition, replyTransfers } from '../core/teams/handoffs';
 import { addUsage, NO_USAGE } from '../core/budgets/ledger';
 import { chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
 import { chatBody, rejectsSchemas, rememberRejectsSchemas } from './model';
@@ -33,7 +34,9 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
   return async function callAgent(input: AgentCallInput): Promise<AgentCallResult> {
     const scope = openCallScope('agent', input.agent, input.workflowId, input.timeoutMs);
     const client = clientFor(input);
-    const tools = toolDefinitions(input.tools);
+    const handoffs = input.handoffs ?? [];
+    const tools = [...toolDefinitions(input.tools), ...handoffs.map(handoffDefinition)];
+    const offered = [...input.tools, ...handoffs.map((h) => h.name)];
     const messages: ChatCompletionMessageParam[] = input.messages.map((m) => ({ role: m.role, content: m.content }));
     const toolEvents: ToolEvent[] = [];
     const warnings: string[] = [];
@@ -42,7 +45,7 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
     let toolRounds = 0;
     let last: ChatResponse;
     let structured = input.responseSchema !== undefined && !rejectsSchemas(client);
-    const follow = replyFollowUps(input.agent, input.tools);
+    const follow = replyFollowUps(input.agent, offered);
 
     for (;;) {
       const closing = tools.length > 0 && toolRounds >= (input.maxToolRounds ?? AGENT_LIMITS.maxToolRounds);
@@ -84,15 +87,26 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
         break;
       }
       messages.push({ role: 'assistant', content, tool_calls: calls });
-      for (const call of calls) {
+      const transfers = replyTransfers(calls.map((c) => c.function), handoffs);
+      calls.forEach((call, i) => {
+        const transfer = transfers.results.get(i);
+        if (transfer !== undefined) {
+          messages.push({ role: 'tool', tool_call_id: call.id, content: transfer });
+          return;
+        }
         const outcome = handleToolCall(call.function.name, call.function.arguments, {
           offered: input.tools,
           ...(input.goal ? { goal: input.goal } : {}),
-        });
+        }, offered);
         if (outcome.kind === 'ok') toolEvents.push(outcome.event);
         messages.push({ role: 'tool', tool_call_id: call.id, content: outcome.result });
-      }
+      });
       toolRounds += 1;
+      // a transfer ends the turn: the reply's other calls ran, and no further model call is made
+      if (transfers.event) {
+        toolEvents.push(transfers.event);
+        break;
+      }
     }
 
     const choice = last.completion.choices[0]!;

@@ -1,7 +1,7 @@
 /**
- * The LLM activities the worker registers: agent calls, convergence judging and transcript
- * compaction. The endpoint defaults and environment are injected so the worker, the demo and the tests
- * can point every call at their own OpenAI-compatible server.
+ * The LLM activities the worker registers: agent calls, convergence judging, transcript compaction
+ * and a selector team's speaker selection. The endpoint defaults and environment are injected so the
+ * worker, the demo and the tests can point every call at their own OpenAI-compatible server.
  */
 import type { ResolvedModel } from '../core/graph/types';
 import { makeCallAgent } from './agent';
@@ -10,6 +10,7 @@ import { endpointPolicy } from './endpoints';
 import { makeJudgeConvergence } from './judge';
 import { makeCallModel } from './model';
 import { makePrepareRun } from './prepare';
+import { makeSelectSpeaker } from './selector';
 import { makeCallTool } from './tools';
 import type { ToolRegistry } from '../tools';
 import { createOpenAIClient, type LlmEndpointOptions, type LlmKind } from './llm';
@@ -40,6 +41,7 @@ export function createActivities(opts: LlmEndpointOptions & { tools?: ToolRegist
       callModel: makeCallModel(clientFor('agent')),
       judgeConvergence: makeJudgeConvergence(clientFor('judge')),
       compactTranscript: makeCompactTranscript(clientFor('compaction')),
+      selectSpeaker: makeSelectSpeaker(clientFor('selector')),
       prepareRun: makePrepareRun(policy, () => opts.tools),
       callTool: makeCallTool(() => opts.tools),
     },

@@ -7,9 +7,14 @@ import type { LlmFailureDetails } from '../core/llm/contract';
 
 type LlmKind = LlmFailureDetails['kind'];
 
-/** The role setting that sets a call's timeout: the agent's own, or the model defaults' (the judge's model for the judge). */
+/**
+ * The role setting that sets a call's timeout: the agent's own, or the model defaults' (the judge's
+ * model for the judge, the selector's for the selector).
+ */
 function timeoutSetting(kind: LlmKind, agent: string): string {
-  return kind === 'judge' ? 'judge.model.timeout_ms (or model.timeout_ms)' : `agents.${agent}.timeout_ms (or model.timeout_ms)`;
+  if (kind === 'judge') return 'judge.model.timeout_ms (or model.timeout_ms)';
+  if (kind === 'selector') return 'collaboration.selector.model.timeout_ms (or model.timeout_ms)';
+  return `agents.${agent}.timeout_ms (or model.timeout_ms)`;
 }
 
 export const ACTIVITY_TEXTS = {

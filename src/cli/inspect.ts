@@ -12,6 +12,7 @@ import { withRun } from './connect';
 import { out } from './io';
 import { exitCodeOf, followAndPrint, printResult } from './run';
 import { CLI_RUN_TEXTS } from './run-texts';
+import { teamLines } from './plain-lines';
 
 function printStatus(s: RunStatusView): void {
   out(`run ${s.workflowId}: ${s.phase}${s.final ? ` — ${statusAndReason(s.final)}` : ''}`);
@@ -79,6 +80,7 @@ export async function transcript(args: ParsedArgs): Promise<number> {
         continue;
       }
       out(`#${s.step} [round ${s.round} · wave ${s.wave}] ${s.agent}${s.kind && s.kind !== 'agent' ? ` (${s.kind})` : ''} #${s.hash} ${s.promptTokens}+${s.completionTokens} tok`);
+      for (const line of teamLines(s)) out(line);
       for (const t of s.tools ?? []) out(CLI_RUN_TEXTS.toolCall(t));
       out(s.text.split('\n').map((l) => `    ${l}`).join('\n'));
     }

@@ -5,6 +5,7 @@
 import type { FollowEvent } from '../follow';
 import { CLI_LIVE_TEXTS } from './live-texts';
 import { CLI_RUN_TEXTS } from './run-texts';
+import type { TranscriptStep } from '../core/state/state';
 
 /**
  * The lines of one event, unstamped. `runsBefore` counts the runs of the chain already seen, so a
@@ -16,7 +17,7 @@ export function eventLines(id: string, e: FollowEvent, runsBefore = 0): string[]
     case 'step': {
       const s = e.step;
       const preview = s.text.replace(/\s+/g, ' ').slice(0, 100);
-      return [CLI_RUN_TEXTS.step(s.round, s.wave, s.agent, s.promptTokens + s.completionTokens, s.hash, preview), ...(s.tools ?? []).map((t) => CLI_RUN_TEXTS.toolCall(t))];
+      return [CLI_RUN_TEXTS.step(s.round, s.wave, s.agent, s.promptTokens + s.completionTokens, s.hash, preview), ...teamLines(s), ...(s.tools ?? []).map((t) => CLI_RUN_TEXTS.toolCall(t))];
     }
     case 'phase': {
       const st = e.status;
@@ -45,4 +46,9 @@ export function eventLines(id: string, e: FollowEvent, runsBefore = 0): string[]
 /** Prefix every line (each line of a multi-line text too) with the local time `at`. */
 export function stampLines(lines: string[], at: number): string[] {
   return lines.flatMap((l) => l.split('\n')).map((l) => CLI_LIVE_TEXTS.stamped(at, l));
+}
+
+/** How a team's step came and went: chosen by the selector, and its transfer (docs/teams.md). */
+export function teamLines(s: Pick<TranscriptStep, 'selected' | 'handoff'>): string[] {
+  return [...(s.selected ? [CLI_RUN_TEXTS.selected(s.selected)] : []), ...(s.handoff ? [CLI_RUN_TEXTS.handoff(s.handoff)] : [])];
 }

@@ -27,6 +27,11 @@ export const CLI_RUN_TEXTS = {
   workflowClosed: (status: string) => `workflow ${status.toLowerCase().replace(/_/g, ' ')}`,
   step: (round: number, wave: number, agent: string, tokens: number, hash: string, preview: string) =>
     `  [round ${round} · wave ${wave}] ${agent} (${tokens} tok, #${hash}) ${preview}`,
+  /** A step's transfer (docs/teams.md, "Handoffs"): `→ tech: the printer is on fire`. */
+  handoff: (h: { to: string; message?: string }) => `      → ${h.to}${h.message ? `: ${h.message.replace(/\s+/g, ' ').slice(0, 200)}` : ''}`,
+  /** A step whose speaker a selector chose, and how. */
+  selected: (s: { attempts: number; fallback?: true }) =>
+    s.fallback ? `      (selector fell back to list order after ${s.attempts} attempts)` : `      (selected by the selector${s.attempts > 1 ? ` in ${s.attempts} attempts` : ''})`,
   toolCall: (t: { tool: string; arguments: string; ok: boolean; result: string; durationMs: number }) =>
     `      ${t.ok ? '↳' : '✗'} ${t.tool}(${t.arguments}) ${(t.durationMs / 1000).toFixed(1)}s → ${t.result}`,
   paused: (id: string, reason?: string) => `  ⏸ paused${reason ? ` (${reason})` : ''} — resume with: troupe resume ${id}`,

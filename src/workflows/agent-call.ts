@@ -12,6 +12,7 @@ import { RUN_END_TEXTS } from '../core/ending/texts';
 import { goalSnapshot } from '../core/goals';
 import type { CompiledGraph } from '../core/graph/types';
 import { builtinToolsOf } from '../core/llm/builtin-tools';
+import { handoffTools } from '../core/teams/handoffs';
 import { summary, SUMMARY_TEXTS, type CallPosition } from '../core/observe/summaries';
 import { planContext } from '../core/prompts/bounds';
 import { buildAgentMessages, outputSchemaFor, type PromptNote } from '../core/prompts/build';
@@ -127,7 +128,7 @@ export async function prepareMessages(run: Run, item: WaveItem, notes: PromptNot
 }
 
 /** Where an agent's dispatch sits in the run, for its activity labels. */
-export function positionOf(run: Run, agent: string): CallPosition {
+export function positionOf(run: Run, agent: string, via?: WaveItem['via']): CallPosition {
   const { graph, state } = run;
   const inLoop = graph.loopGroups.some((g) => g.nodes.includes(agent));
   return {
@@ -135,6 +136,7 @@ export function positionOf(run: Run, agent: string): CallPosition {
     round: state.round.round,
     wave: state.round.wave,
     ...(inLoop ? { iteration: iterationOf(graph, agent, state.round.loopCounters) } : {}),
+    ...(via ? { via } : {}),
   };
 }
 
@@ -151,7 +153,7 @@ function firstCallSchema(graph: CompiledGraph, agent: string): Record<string, un
 export function agentCall(run: Run, item: WaveItem, messages: ReturnType<typeof buildAgentMessages>, options: DispatchOptions) {
   const { graph, state } = run;
   const agent = graph.agents[item.agent];
-  const position = positionOf(run, item.agent);
+  const position = positionOf(run, item.agent, item.via);
   const label = options.retryFor ? SUMMARY_TEXTS.retry(position, options.retryFor) : SUMMARY_TEXTS.agentCall(position);
   const tools = state.tools?.[item.agent];
   const input = {
@@ -160,6 +162,7 @@ export function agentCall(run: Run, item: WaveItem, messages: ReturnType<typeof 
     model: agent.model,
     messages,
     tools: builtinToolsOf(agent.tools),
+    ...(agent.handoffs ? { handoffs: handoffTools(graph, item.agent) } : {}),
     ...(agent.maxToolRounds !== undefined ? { maxToolRounds: agent.maxToolRounds } : {}),
     ...(agent.toolChoice ? { toolChoice: agent.toolChoice } : {}),
     goal: state.goal && agent.tools.includes('goal') ? goalSnapshot(state.goal) : undefined,

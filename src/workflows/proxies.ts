@@ -15,6 +15,9 @@ export const HEARTBEAT_TIMEOUT_MS = 5_000;
 /** Judge activity timeout when the role sets none (the same policy as agents). */
 export const JUDGE_TIMEOUT_MS = 30_000;
 
+/** Selector activity timeout when `collaboration.selector.model` sets none (judge-like, SPEC §14.2). */
+export const SELECTOR_TIMEOUT_MS = 30_000;
+
 /**
  * The run-start check runs as a local activity: quick, on the worker that runs the workflow task, its
  * answer recorded in one history marker.
@@ -78,4 +81,12 @@ export function activitiesFor(timeoutMs: number): ActivityInterfaceFor<TroupeAct
     proxies.set(timeoutMs, acts);
   }
   return acts;
+}
+
+/**
+ * The `selectSpeaker` activity of a selector team, judge-like: the LLM policy of {@link activitiesFor}
+ * (3 attempts, heartbeats, fatal errors not retried) with `timeoutMs`, else 30 s.
+ */
+export function selectSpeakerActivity(timeoutMs: number = SELECTOR_TIMEOUT_MS): ActivityInterfaceFor<TroupeActivities>['selectSpeaker'] {
+  return activitiesFor(timeoutMs).selectSpeaker;
 }

@@ -41,7 +41,7 @@ import { installHandlers } from './messages';
 import { publish, publishEnd, running, searchAttributesSet, showDetails } from './observe';
 import { localActivities } from './proxies';
 import { runToolLoop } from './tool-loop';
-import { dispatchWave, judge, WaveTimers } from './waves';
+import { dispatchWave, judge, selectSpeaker, WaveTimers } from './waves';
 
 /** The workflow argument: the compiled graph, the task, and state carried over by continue-as-new. */
 export interface RunInput {
@@ -184,6 +184,9 @@ async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract
         event = { kind: 'judged', answers, ...(wave?.timedOut ? { timedOut: wave.timedOut } : {}) };
         break;
       }
+      case 'select':
+        event = await selectSpeaker(run, command.turn);
+        break;
       case 'wait':
         await awaitDecision(run);
         event = { kind: 'woke' };

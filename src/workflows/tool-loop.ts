@@ -15,7 +15,8 @@ import { takeDecided } from '../core/humans/requests';
 import { DEFAULT_PARALLEL_TOOL_CALLS } from '../core/config/limits';
 import { readToolArguments, TOOL_ARGUMENT_LIMITS, TOOL_ARGUMENT_TEXTS } from '../core/llm/tool-arguments';
 import { builtinToolsOf, handleToolCall } from '../core/llm/builtin-tools';
-import type { AgentCallResult, ChatMessage, ToolEvent } from '../core/llm/contract';
+import type { AgentCallResult, ChatMessage, HandoffTool, ToolEvent } from '../core/llm/contract';
+import { handoffDefinition, handoffTools, replyTransfers } from '../core/teams/handoffs';
 import type { LoopMessage, ToolCallRecord, ToolCallRequest, ToolDefinition } from '../core/llm/tool-contract';
 import {
   brief,
@@ -56,7 +57,8 @@ export async function runToolLoop(
 ): Promise<AgentCallResult> {
   const { graph, state } = run;
   const agent = graph.agents[item.agent];
-  const tools = modelTools(agent.tools, specs);
+  const handoffs = handoffTools(graph, item.agent);
+  const tools = [...modelTools(agent.tools, specs), ...handoffs.map(handoffDefinition)];
   const maxRounds = agent.maxToolRounds ?? 8;
   let messages: LoopMessage[] = [...prompt];
   let usage: TokenCounts = NO_USAGE;
@@ -101,14 +103,24 @@ export async function runToolLoop(
     // a reply's calls past the agent's bound never run: each gets an error text instead
     const limit = agent.maxParallelToolCalls ?? DEFAULT_PARALLEL_TOOL_CALLS;
     if (calls.length > limit) warn(state, TOOL_LOOP_TEXTS.tooManyCallsWarning(item.agent, calls.length, limit));
+    const transfers = replyTransfers(calls.slice(0, limit), handoffs);
     const outcomes = await Promise.all(
-      calls.map((call, i): CallOutcome | Promise<CallOutcome> => (i < limit ? runCall(run, item.agent, call, specs) : { content: TOOL_LOOP_TEXTS.tooManyCalls(limit) })),
+      calls.map((call, i): CallOutcome | Promise<CallOutcome> => {
+        if (i >= limit) return { content: TOOL_LOOP_TEXTS.tooManyCalls(limit) };
+        const transfer = transfers.results.get(i);
+        return transfer !== undefined ? { content: transfer } : runCall(run, item.agent, call, specs, handoffs);
+      }),
     );
     outcomes.forEach((o, i) => {
       messages.push({ role: 'tool', toolCallId: calls[i].id, content: o.content });
       if (o.event) toolEvents.push(o.event);
       if (o.record) records.push(o.record);
     });
+    // a transfer ends the turn: the reply's other calls ran, and no further model call is made
+    if (transfers.event) {
+      toolEvents.push(transfers.event);
+      break;
+    }
     // a call the tool budget refused: the model gets one more answer, with no tools
     if (state.usage.toolCalls && state.usage.toolCalls.refused > 0) closing = true;
     messages = shrinkEarlierToolResults(messages);
@@ -129,7 +141,7 @@ export async function runToolLoop(
 }
 
 /** One call of a reply: a built-in tool, a worker tool (after its approval), or an unknown tool. */
-async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: ToolDefinition[]): Promise<CallOutcome> {
+async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: ToolDefinition[], handoffs: HandoffTool[]): Promise<CallOutcome> {
   const { graph, state } = run;
   const compiled = graph.agents[agent];
   const builtins = builtinToolsOf(compiled.tools);
@@ -142,7 +154,7 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
   }
   const spec = specs.find((s) => s.name === call.name);
   if (!spec) {
-    const offered = [...builtins, ...specs.map((s) => s.name)];
+    const offered = [...builtins, ...specs.map((s) => s.name), ...handoffs.map((h) => h.name)];
     warn(state, TOOL_LOOP_TEXTS.unknownToolWarning(agent, call.name));
     return { content: TOOL_LOOP_TEXTS.unknownTool(call.name, offered) };
   }
@@ -150,26 +162,33 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
   const gated = needsApproval(graph.approval.tools, spec.yamlName);
   // what runs: the model's text, or (a gated call) the arguments exactly as the human saw them
   let argumentsJson = call.arguments;
-  const done = (ok: boolean, content: string): CallOutcome => ({
+  const done = (ok: boolean, content: string, ran = true): CallOutcome => ({
     content,
-    record: { tool: spec.yamlName, arguments: gated ? argumentsJson : brief(argumentsJson), ok, result: brief(content), durationMs: Date.now() - started },
+    record: {
+      tool: spec.yamlName,
+      arguments: gated ? argumentsJson : brief(argumentsJson),
+      ok,
+      result: brief(content),
+      durationMs: Date.now() - started,
+      ...(ran ? {} : { ran: false as const }),
+    },
   });
 
   const refuse = () => {
     takeToolCall(state.usage, graph.budget, agent, spec.yamlName); // counts the refusal
-    return done(false, TOOL_LOOP_TEXTS.refusedByBudget(graph.budget.maxToolCalls ?? 0));
+    return done(false, TOOL_LOOP_TEXTS.refusedByBudget(graph.budget.maxToolCalls ?? 0), false);
   };
   // the budget is asked before a human is (no point approving a call that cannot run), and taken after
   if (!toolCallAllowed(state.usage, graph.budget)) return refuse();
   if (gated) {
     const shown = approvable(state, agent, spec, call.arguments);
-    if (!shown.ok) return done(false, shown.content);
+    if (!shown.ok) return done(false, shown.content, false);
     argumentsJson = shown.json;
     const decision = await askHuman(run, agent, spec, argumentsJson);
-    if (decision.kind === 'reject') return done(false, TOOL_LOOP_TEXTS.rejected(decision.text ?? ''));
-    if (decision.kind === 'stopped') return done(false, TOOL_LOOP_TEXTS.rejected('the run is stopping'));
+    if (decision.kind === 'reject') return done(false, TOOL_LOOP_TEXTS.rejected(decision.text ?? ''), false);
+    if (decision.kind === 'stopped') return done(false, TOOL_LOOP_TEXTS.rejected('the run is stopping'), false);
   }
-  if (!takeToolCall(state.usage, graph.budget, agent, spec.yamlName)) return done(false, TOOL_LOOP_TEXTS.refusedByBudget(graph.budget.maxToolCalls ?? 0));
+  if (!takeToolCall(state.usage, graph.budget, agent, spec.yamlName)) return done(false, TOOL_LOOP_TEXTS.refusedByBudget(graph.budget.maxToolCalls ?? 0), false);
   const release = await toolSlot(run);
   try {
     const label = SUMMARY_TEXTS.toolCall(spec.yamlName, agent);

@@ -20,7 +20,9 @@ import { agentCall, messagesWithoutCompaction, openWave, prepareMessages } from 
 import { failedCall, modelCall } from './calls';
 import type { Run } from './execution';
 import { failureMessage } from './failures';
-import { activitiesFor, JUDGE_TIMEOUT_MS } from './proxies';
+import { activitiesFor, JUDGE_TIMEOUT_MS, SELECTOR_TIMEOUT_MS, selectSpeakerActivity } from './proxies';
+import { NO_USAGE } from '../core/budgets/ledger';
+import type { SelectTurn } from '../core/teams/turns';
 import { runToolLoop } from './tool-loop';
 
 /**
@@ -88,6 +90,36 @@ export async function judge(run: Run, targets: JudgeTarget[]): Promise<JudgeAnsw
     }),
   );
   return answers.filter((a): a is JudgeAnswer => a !== undefined);
+}
+
+/**
+ * Ask the selector who speaks next (docs/teams.md, "Selector teams"). A selector that fails never
+ * fails the run: the machine falls back to list order, with a warning.
+ */
+export async function selectSpeaker(run: Run, turn: SelectTurn): Promise<Extract<RunEvent, { kind: 'selected' }>> {
+  const { graph, state } = run;
+  const selector = graph.selector!;
+  const timeoutMs = selector.timeoutMs ?? SELECTOR_TIMEOUT_MS;
+  const label = SUMMARY_TEXTS.select(turn.turn, state.round.round);
+  const input = {
+    workflowId: state.workflowId,
+    model: selector.model,
+    prompt: turn.prompt,
+    participants: turn.participants,
+    candidates: turn.candidates,
+    ...(turn.previous !== undefined ? { previous: turn.previous } : {}),
+    maxAttempts: selector.maxAttempts,
+    timeoutMs,
+  };
+  try {
+    const answer = await modelCall(run, { kind: 'selector', agent: 'selector', label }, () =>
+      selectSpeakerActivity(timeoutMs).executeWithOptions({ summary: summary(label) }, [input]),
+    );
+    return { kind: 'selected', ...answer };
+  } catch (err) {
+    if (run.root.consideredCancelled) throw err;
+    return { kind: 'selected', attempts: 0, usage: NO_USAGE, rejected: [], error: failureMessage(err) };
+  }
 }
 
 /**

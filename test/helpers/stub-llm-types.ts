@@ -5,7 +5,7 @@
 import type * as http from 'node:http';
 
 /** Which activity sent a request (`x-troupe-kind`; `agent` when absent). */
-export type StubKind = 'agent' | 'judge' | 'compaction';
+export type StubKind = 'agent' | 'judge' | 'compaction' | 'selector';
 
 /** A tool call the stub returns in OpenAI format. */
 export interface StubToolCall {

@@ -28,6 +28,8 @@ export const STUB_DEFAULTS = {
   agentText: (agent: string, hit: number) => `${agent} reply ${hit}`,
   judgeVerdict: { converged: false, reason: 'stub default verdict' },
   compactionText: (agent: string) => `summary of earlier turns of ${agent}`,
+  /** The selector names the first candidate of the last `['a', 'b']` list in its prompt. */
+  selectorText: (prompt: string) => /\['([^']*)'/.exec([...prompt.matchAll(/\[('[^\]]*')\]/g)].at(-1)?.[0] ?? '')?.[1] ?? 'nobody',
   model: 'stub-model',
 } as const;
 
@@ -38,8 +40,8 @@ export function parseStubKey(key: string): { kind: StubKind; agent: string } {
   const i = key.indexOf(':');
   if (i < 0) return { kind: 'agent', agent: key };
   const kind = key.slice(0, i);
-  if (kind !== 'agent' && kind !== 'judge' && kind !== 'compaction') {
-    throw new Error(`stub key "${key}": kind must be agent, judge or compaction`);
+  if (kind !== 'agent' && kind !== 'judge' && kind !== 'compaction' && kind !== 'selector') {
+    throw new Error(`stub key "${key}": kind must be agent, judge, compaction or selector`);
   }
   return { kind, agent: key.slice(i + 1) };
 }
@@ -106,6 +108,8 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
         return JSON.stringify(STUB_DEFAULTS.judgeVerdict);
       case 'compaction':
         return STUB_DEFAULTS.compactionText(req.agent);
+      case 'selector':
+        return STUB_DEFAULTS.selectorText(req.messages[0]?.content ?? '');
       default: {
         const never: never = req.kind;
         return never;
@@ -162,7 +166,7 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
     const kindHeader = req.headers[TROUPE_HEADERS.kind];
     const agent = decodeHeaderValue((Array.isArray(agentHeader) ? agentHeader[0] : agentHeader) ?? '') || 'anonymous';
     const rawKind = decodeHeaderValue((Array.isArray(kindHeader) ? kindHeader[0] : kindHeader) ?? '');
-    const kind: StubKind = rawKind === 'judge' || rawKind === 'compaction' ? rawKind : 'agent';
+    const kind: StubKind = rawKind === 'judge' || rawKind === 'compaction' || rawKind === 'selector' ? rawKind : 'agent';
     const header = (name: string) => {
       const value = req.headers[name];
       const text = Array.isArray(value) ? value[0] : value;

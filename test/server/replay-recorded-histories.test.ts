@@ -116,6 +116,40 @@ collaboration:
       await handle.signal('approve', { note: 'go' });
     },
   },
+  'swarm-handoffs-and-user': {
+    yaml: `
+name: replay-swarm
+agents:
+  triage: { instructions: "Route.", handoffs: [billing, user] }
+  billing: { instructions: "Bill.", handoffs: [triage] }
+collaboration:
+  topology: swarm
+  agents: [triage, billing]
+  max_turns: 4
+  termination: { any_of: [{ text_mention: REFUNDED }] }
+`,
+    script: (h) => {
+      h.stub.script('triage', [{ toolCalls: [{ name: 'transfer_to_user', arguments: { message: 'which invoice?' } }] }, { toolCalls: [{ name: 'transfer_to_billing', arguments: {} }] }]);
+      h.stub.script('billing', [{ text: 'REFUNDED invoice 42' }]);
+    },
+    drive: async (handle) => {
+      await waitForStatus(handle, (s) => s.phase === 'awaiting_human');
+      await handle.signal('answer', { text: 'invoice 42' });
+    },
+  },
+  'selector-team': {
+    yaml: `
+name: replay-selector
+agents:
+  planner: { description: Plans, instructions: "Plan." }
+  coder: { description: Codes, instructions: "Code." }
+collaboration:
+  topology: selector
+  agents: [planner, coder]
+  termination: { any_of: [{ max_messages: 3 }] }
+`,
+    script: (h) => h.stub.script('selector:team', [{ text: 'someone' }, { text: 'coder' }]),
+  },
   'goal-paused-then-resumed': {
     yaml: `
 name: replay-goal-pause

@@ -39,6 +39,10 @@ export interface UsageLedger extends TokenCounts {
   byRound: RoundUsage[];
   /** Calls of worker tools; absent until the run's first one. */
   toolCalls?: ToolCallUsage;
+  /** Transfers made (docs/teams.md, "Handoffs"); absent until the run's first one. */
+  handoffs?: number;
+  /** The selector's model calls (docs/teams.md, "Selector teams"); absent until the run's first one. */
+  selectorCalls?: number;
 }
 
 /** Calls of worker tools (MCP servers and module tools): what `max_tool_calls` counts. */
@@ -55,7 +59,7 @@ interface ToolCallUsage {
 
 /** One finished LLM activity to record. */
 interface LedgerCall {
-  kind: 'agent' | 'judge' | 'compaction';
+  kind: 'agent' | 'judge' | 'compaction' | 'selector';
   /** The agent dispatched, judged or compacted for; only `agent` calls go into `byAgent`. */
   agent?: string;
   /** Configured model name; cost uses it. */
@@ -191,6 +195,9 @@ export function recordCall(ledger: UsageLedger, call: LedgerCall): UsageLedger {
       break;
     case 'compaction':
       ledger.compactionCalls += 1;
+      break;
+    case 'selector':
+      ledger.selectorCalls = (ledger.selectorCalls ?? 0) + (call.llmCalls ?? 1);
       break;
     default: {
       const never: never = call.kind;

@@ -32,6 +32,10 @@ export interface TerminationView {
   messages: number;
   /** Token usage of this round. */
   usage: TokenCounts;
+  /** Transfers made this round, in order (docs/teams.md, "Handoffs"); absent when none. */
+  handoffs?: Array<{ from: string; to: string }>;
+  /** Names of the tools that ran this round (worker tools as written in `tools:`, and `goal`/`signal`), each once, first-run order; absent when none. */
+  toolsCalled?: string[];
 }
 
 /**

@@ -28,6 +28,14 @@ function* allConditions(t: Termination, edges: readonly Guarded[] = []): Generat
   for (const root of roots) yield* flatten(root);
 }
 
+/**
+ * Whether a termination condition ends the run when an agent transfers to `user` (`handoff: user`),
+ * so that the transfer asks nobody (docs/teams.md, "Handoffs").
+ */
+export function endsAtUserHandoff(t: Termination): boolean {
+  return endingAlone(t).some((c) => c.kind === 'handoff' && (c as { target?: unknown }).target === 'user');
+}
+
 /** Ask a leaf's plugin; undefined for composites, keys nobody registered, and plugins without the hook. */
 function ask<T>(c: Condition, question: (plugin: ConditionPlugin<unknown>, params: unknown) => T | undefined): T | undefined {
   if (c.kind === 'any_of' || c.kind === 'all_of') return undefined;
@@ -138,6 +146,11 @@ function leavesThatEndAlone(c: Condition): Condition[] {
   return [c];
 }
 
+/** The leaves that end the run by themselves when they hold (see {@link loopBounds}). */
+function endingAlone(t: Termination): Condition[] {
+  return [...t.anyOf.flatMap(leavesThatEndAlone), ...(t.allOf.length === 1 ? leavesThatEndAlone(t.allOf[0]) : [])];
+}
+
 /**
  * The loop bounds of the expression's conditions (nested ones included, guards not), each with
  * whether its condition ends the run by itself when it holds: an item of `any_of` (nested any_of
@@ -145,7 +158,7 @@ function leavesThatEndAlone(c: Condition): Condition[] {
  * it holds without stopping the run.
  */
 export function loopBounds(t: Termination): Array<{ bound: LoopBound; endsAlone: boolean }> {
-  const alone = new Set([...t.anyOf.flatMap(leavesThatEndAlone), ...(t.allOf.length === 1 ? leavesThatEndAlone(t.allOf[0]) : [])]);
+  const alone = new Set(endingAlone(t));
   return [...allConditions(t)].flatMap((c) => {
     const bound = loopBoundOf(c);
     return bound ? [{ bound, endsAlone: alone.has(c) }] : [];

@@ -96,6 +96,11 @@ const AgentSchema = z.strictObject({
   on_truncated: OnTruncatedSchema.optional(),
   /** `required`: each dispatch's first reply must call a tool (overrides the model's). */
   tool_choice: ToolChoiceSchema.optional(),
+  /**
+   * Agents this one may transfer to, each by a `transfer_to_<name>` tool (`user`: a human), or
+   * `edges`: every target of its out-edges (docs/teams.md, "Handoffs").
+   */
+  handoffs: z.union([z.literal('edges'), z.array(z.string().trim().min(1, 'must be a non-empty string'))]).optional(),
 });
 
 /** Object form of an edge. `when` is a condition, validated by the condition parser. */
@@ -114,6 +119,15 @@ const TerminationSchema = z.strictObject({
   all_of: z.array(z.unknown()).min(1, 'must list at least one condition').optional(),
 });
 
+/** The selector of `topology: selector` (docs/teams.md, "Selector teams"). */
+const SelectorSchema = z.strictObject({
+  model: ModelSchema.optional(),
+  /** The selector prompt; `{roles}`, `{participants}` and `{history}` are filled in. */
+  prompt: z.string().min(1, 'must be a non-empty string').optional(),
+  allow_repeated_speaker: z.boolean().optional(),
+  max_attempts: positiveInt.optional(),
+});
+
 const CollaborationSchema = z.strictObject({
   topology: z.string().min(1).optional(),
   agents: z.array(z.string().min(1)).optional(),
@@ -121,6 +135,9 @@ const CollaborationSchema = z.strictObject({
   max_iterations: LoopCapSchema.optional(),
   context: z.enum(['inbox', 'thread']).optional(),
   termination: TerminationSchema.optional(),
+  /** Turns of a `swarm` or `selector` team per round (docs/teams.md, "Turns"). */
+  max_turns: positiveInt.optional(),
+  selector: SelectorSchema.optional(),
 });
 
 const GoalSchema = z.strictObject({

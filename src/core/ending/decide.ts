@@ -58,6 +58,8 @@ export interface Situation {
   termination: Stop | null;
   /** A loop group whose counter reached the hard cap. */
   cap: { group: string; cap: number } | null;
+  /** A swarm or selector team reached its turns this round (`max_turns`). */
+  turns?: number;
   /** A crossed budget (before a wave: including a wave that would cross `max_agent_calls`). */
   budget: BudgetStop | null;
 }
@@ -104,6 +106,10 @@ function capEnd(cap: Situation['cap']): RunEnd | undefined {
   return cap ? { status: 'exhausted', reason: 'max_iterations', reasonText: RUN_END_TEXTS.hardCap(cap.group, cap.cap) } : undefined;
 }
 
+function turnsEnd(turns: number | undefined): RunEnd | undefined {
+  return turns !== undefined ? { status: 'exhausted', reason: 'max_turns', reasonText: RUN_END_TEXTS.turnCap(turns) } : undefined;
+}
+
 function budgetEnd(budget: BudgetStop | null): RunEnd | undefined {
   return budget ? ENDS.budget(budget) : undefined;
 }
@@ -142,7 +148,7 @@ function beforeWave(s: Situation): NextStep {
   const wait = waitFor(s, true);
   if (wait) return wait;
   const graph = s.frontierEmpty && !s.holdsResults ? graphEnd(s.exits) : undefined;
-  const end = pickEnd([graph, stopEnd(s.termination), capEnd(s.cap)]);
+  const end = pickEnd([graph, stopEnd(s.termination), capEnd(s.cap), turnsEnd(s.turns)]);
   if (end) return endStep(end);
   const budget = budgetEnd(s.budget);
   return budget ? { kind: 'end_run', end: budget } : { kind: 'run_wave' };
@@ -164,7 +170,7 @@ function afterWave(s: Situation): NextStep {
   }
   const refused = s.budget?.reason === 'tool_budget_exceeded';
   const graph = s.frontierEmpty && !s.holdsResults && !refused ? graphEnd(s.exits) : undefined;
-  const end = pickEnd([s.goalEnd, stopEnd(s.termination), capEnd(s.cap), graph]);
+  const end = pickEnd([s.goalEnd, stopEnd(s.termination), capEnd(s.cap), turnsEnd(s.turns), graph]);
   if (end) return endStep(end);
   const budget = budgetEnd(s.budget);
   return budget ? { kind: 'end_run', end: budget } : { kind: 'run_wave' };

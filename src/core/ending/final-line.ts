@@ -13,7 +13,7 @@ interface FinalDiagnostics {
   message: string;
   /** The agent whose call failed. */
   agent?: string;
-  kind?: 'agent' | 'judge' | 'compaction';
+  kind?: 'agent' | 'judge' | 'compaction' | 'selector';
 }
 
 /**

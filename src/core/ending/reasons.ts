@@ -50,6 +50,12 @@ export const RUN_REASONS = {
     priority: 3,
     hint: 'raise collaboration.max_iterations (or the max_iterations condition) to allow more iterations',
   },
+  /** A swarm or selector team's turn cap (docs/teams.md, "Turns"). */
+  max_turns: {
+    status: 'exhausted',
+    priority: 3,
+    hint: 'raise collaboration.max_turns to allow more turns',
+  },
   dead_end: {
     status: 'exhausted',
     priority: 3,

@@ -17,7 +17,7 @@ export interface Diagnostics {
   requestId?: string;
   message: string;
   agent?: string;
-  kind?: 'agent' | 'judge' | 'compaction';
+  kind?: 'agent' | 'judge' | 'compaction' | 'selector';
 }
 
 /** The workflow's return value and `troupe run --json` output. */

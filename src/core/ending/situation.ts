@@ -40,6 +40,7 @@ export function situationOf(state: RunState, graph: CompiledGraph, point: Decisi
     exits: state.round.exits,
     termination: point === 'before_retry' ? null : evaluateTermination(graph.termination, terminationView(state, now)),
     cap: cap ? { group: cap.group, cap: graph.maxIterations } : null,
+    ...(graph.maxTurns !== undefined && state.round.messages >= graph.maxTurns ? { turns: graph.maxTurns } : {}),
     budget: checkWaveBudget(graph.budget, state.usage, activeMs(state, now), waveSize),
   };
 }

@@ -17,6 +17,7 @@ export const RUN_END_TEXTS = {
   deadEndRound: () => 'dead_end: the next wave is empty and no agent took an exit edge',
   deadEnd: (agent: string, round: number) => `round ${round}: branch of ${agent} ended with no edge to follow`,
   hardCap: (group: string, cap: number) => `max_iterations: loop ${group} reached ${cap}`,
+  turnCap: (cap: number) => `max_turns: the team took ${cap} ${cap === 1 ? 'turn' : 'turns'}`,
   userStop: (reason?: string) => `user_stop: stopped by the user${reason ? ` (${reason})` : ''}`,
   userAbort: () => 'user_abort: the workflow was cancelled; in-flight calls were aborted',
   fatal: (agent: string, got: string, message: string) => `fatal_error: agent ${agent}${got}: ${message}`,
@@ -42,4 +43,5 @@ export const RUN_END_TEXTS = {
   malformedSignal: (name: string, detail: string) => `ignored malformed ${name} signal: ${detail}`,
   beforeExitSummary: (agents: string, preview: string) => `approve the final result of ${agents}: ${preview}`,
   requestSummary: (agent: string, type: string) => `${agent} asked for ${type.replace(/_/g, ' ')}`,
+  handoffSummary: (agent: string) => `${agent} handed off to you`,
 } as const;

@@ -15,7 +15,7 @@ import { parseWithIssues } from '../config/zod-issues';
 import { getConditionPlugin } from '../conditions/registry';
 import { toolGlobIssue } from '../llm/tool-glob';
 import { outputSchemaError } from '../output/validator';
-import { PARENT, type CompiledGraph } from './types';
+import { PARENT, USER, type CompiledGraph } from './types';
 
 /** Texts of the check, so tests pin them. */
 export const GRAPH_CHECK_TEXTS = {
@@ -67,6 +67,7 @@ function buildGraphSchema() {
           timeoutMs: positiveInt,
           onTruncated: z.literal('accept').optional(),
           toolChoice: z.literal('required').optional(),
+          handoffs: z.array(nodeName).max(MAX_AGENTS + 1).optional(),
         }),
       )
       .refine((a) => Object.keys(a).length <= MAX_AGENTS, `at most ${MAX_AGENTS} agents`),
@@ -79,12 +80,23 @@ function buildGraphSchema() {
           label: z.string().max(10_000).optional(),
           exit: z.boolean(),
           when: ConditionSchema.optional(),
+          handoff: z.literal(true).optional(),
         }),
       )
       .max(100_000),
     entry: z.array(agentName).max(MAX_AGENTS),
     loopGroups: z.array(z.strictObject({ id: z.string(), nodes: z.array(agentName), backEdges: z.array(z.number().int().min(0)) })),
     maxIterations: z.number().int().min(0),
+    maxTurns: positiveInt.optional(),
+    selector: z
+      .strictObject({
+        model: ModelSchema,
+        prompt: text.optional(),
+        allowRepeatedSpeaker: z.boolean(),
+        maxAttempts: positiveInt.max(100),
+        timeoutMs: positiveInt.optional(),
+      })
+      .optional(),
     context: z.enum(['inbox', 'thread']),
     termination: z.strictObject({ anyOf: z.array(ConditionSchema), allOf: z.array(ConditionSchema) }),
     judge: z.strictObject({ model: ModelSchema, timeoutMs: positiveInt.optional() }),
@@ -168,7 +180,12 @@ function referenceIssues(graph: CompiledGraph): string[] {
   const issues: string[] = [];
   const agents = new Set(Object.keys(graph.agents));
   const at = (path: Path, message: string) => issues.push(GRAPH_CHECK_TEXTS.issue(formatPath(path), message));
-  for (const [key, agent] of Object.entries(graph.agents)) if (agent.name !== key) at(['agents', key, 'name'], GRAPH_CHECK_TEXTS.agentKey(key, agent.name));
+  for (const [key, agent] of Object.entries(graph.agents)) {
+    if (agent.name !== key) at(['agents', key, 'name'], GRAPH_CHECK_TEXTS.agentKey(key, agent.name));
+    agent.handoffs?.forEach((target, i) => {
+      if (target !== USER && !agents.has(target)) at(['agents', key, 'handoffs', i], GRAPH_CHECK_TEXTS.unknownNode(target));
+    });
+  }
   graph.edges.forEach((e, i) => {
     for (const end of ['from', 'to'] as const) if (e[end] !== PARENT && !agents.has(e[end])) at(['edges', i, end], GRAPH_CHECK_TEXTS.unknownNode(e[end]));
   });

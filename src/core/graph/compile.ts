@@ -15,6 +15,7 @@ import { findLoopGroups, nodesInOrder } from './loops';
 import { mergeEdges } from './merge';
 import { GRAPH_MESSAGES as M } from './messages';
 import { resolveSettings } from './resolve';
+import { compileTeam } from './teams';
 import { topologyEdges } from './topology-edges';
 import { PARENT, type CompiledGraph, type Edge } from './types';
 import { validateConfig } from './validate-config';
@@ -85,19 +86,22 @@ export function compileRole(config: RoleConfig, options: CompileOptions = {}): C
   for (const { earlier, later } of merged.replaced) {
     if (earlier.source.kind === 'flow') warnings.push({ path: edgePath(later.source), message: M.duplicateEdge(later.from, later.to) });
   }
-  const drafts = merged.edges;
+  const { termination, located } = compileTermination(c.termination, errors);
+  located.push(...guards);
+  const team = compileTeam(config, merged.edges, termination);
+  errors.push(...team.errors);
+  warnings.push(...team.warnings);
+  const drafts = team.edges ?? merged.edges;
   const partial = options.partial === true || template.failed || flow.length < (c.flow ?? []).length;
   if (drafts.length === 0 && template.errors.length === 0 && !partial) {
     errors.push({ path: ['collaboration'], message: M.noEdges, at: 'key' });
   }
 
-  const { termination, located } = compileTermination(c.termination, errors);
-  located.push(...guards);
-
   const edges = drafts.map(toEdge);
-  const loopGroups = findLoopGroups(edges);
+  // a team's turns are capped by max_turns; its routes are choices, not loops
+  const loopGroups = team.edges ? [] : findLoopGroups(edges);
   const shapes = loopGroups.map((g) => loopShape(g, edges, config.approval?.before_exit ?? false));
-  const { cap: maxIterations, bounded } = effectiveCap({ configured: c.max_iterations, termination, loopGroups, shapes });
+  const { cap: maxIterations, bounded } = effectiveCap({ configured: team.edges ? undefined : c.max_iterations, termination, loopGroups, shapes });
   const graphIssues = validateGraph({
     edges: drafts,
     declared: declaredList,
@@ -108,11 +112,13 @@ export function compileRole(config: RoleConfig, options: CompileOptions = {}): C
     conditions: located,
     raw: config,
     partial,
+    team: team.edges !== undefined,
   });
   errors.push(...graphIssues.errors);
   warnings.push(...graphIssues.warnings);
 
   const settings = resolveSettings(config);
+  for (const [name, targets] of Object.entries(team.handoffs)) if (settings.agents[name]) settings.agents[name].handoffs = targets;
   const nodes = nodesInOrder(edges);
   const configIssues = validateConfig({
     config,
@@ -132,10 +138,12 @@ export function compileRole(config: RoleConfig, options: CompileOptions = {}): C
     ...(topology !== undefined && { topology }),
     nodes,
     edges,
-    entry: [...new Set(edges.filter((e) => e.from === PARENT).map((e) => e.to))],
+    entry: team.entry ?? [...new Set(edges.filter((e) => e.from === PARENT).map((e) => e.to))],
     loopGroups,
-    maxIterations,
-    context: c.context ?? (topology === 'round-robin' ? 'thread' : 'inbox'),
+    maxIterations: team.edges ? 0 : maxIterations,
+    ...(team.maxTurns !== undefined && { maxTurns: team.maxTurns }),
+    ...(team.selector && { selector: team.selector }),
+    context: c.context ?? (topology === 'round-robin' || team.edges ? 'thread' : 'inbox'),
     termination,
   };
   return { graph, errors, warnings };

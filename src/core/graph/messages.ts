@@ -49,6 +49,27 @@ export const GRAPH_MESSAGES = {
   deadExitGuardWith: (agent: string, when: string) =>
     `guard the exit with the termination condition that reads ${clip(agent)} (${clip(when, MAX_SNIPPET_CHARS)}) so the run exits when it holds`,
   deadExitGuardExample: (when: string) => `guard the exit so it can be taken, e.g. ${clip(when, MAX_SNIPPET_CHARS)}`,
+  // dynamic teams (docs/teams.md)
+  handoffsInSelector: 'a selector team has no handoffs: its selector chooses every speaker (remove handoffs, or use topology: swarm)',
+  handoffEdgesInSwarm: 'handoffs: edges needs edges, and a swarm has none: list the agents this one may transfer to',
+  handoffNoOutEdges: (agent: string) => `handoffs: edges, but "${clip(agent)}" has no edge to another agent`,
+  handoffToItself: (agent: string) => `"${clip(agent)}" cannot transfer to itself`,
+  duplicateHandoff: (target: string) => `"${clip(target)}" is listed twice`,
+  unknownHandoff: (target: string, hint = '') => `unknown handoff target "${clip(target)}"${hint || ': declare it under agents, or use user for a human'}`,
+  handoffOutsideTeam: (target: string, team: string) => `"${clip(target)}" is not in the ${team}: add it to collaboration.agents`,
+  handoffNotAnEdge: (agent: string, target: string, targets: string[]) =>
+    `"${clip(agent)}" has no edge to "${clip(target)}": a transfer follows an out-edge (${targets.length > 0 ? `its targets: ${targets.map((t) => clip(t)).join(', ')}` : 'it has none'}); add "${clip(agent)} -> ${clip(target)}" to the flow`,
+  handoffNameTooLong: (tool: string, max: number) => `the tool name "${clip(tool)}" is longer than ${max} characters: shorten the agent's name`,
+  handoffToolClash: (target: string, other: string, tool: string) =>
+    `"${clip(target)}" and "${clip(other)}" would both be offered as ${clip(tool)}: rename one of them`,
+  handoffShadowsTool: (tool: string) => `${clip(tool)} is also one of the agent's tools: rename the tool`,
+  selectorWithoutSelector: 'selector options need topology: selector',
+  maxTurnsWithoutTeam: 'max_turns counts the turns of a swarm or selector team; a graph is capped by max_iterations',
+  flowInTeam: (team: string) => `a ${team} team has no flow: its ${team === 'swarm' ? 'handoffs are its routes' : 'selector chooses each speaker'}`,
+  swarmAgentWithoutHandoffs: (agent: string) => `"${clip(agent)}" is in a swarm but has no handoffs: list the agents it may transfer to (user for a human)`,
+  selectorNeedsTwo: 'a selector team needs at least two agents',
+  turnsWithoutCap: (team: string, turns: number, agents: number) =>
+    `the ${team} team has no max_turns and no max_messages condition: a round stops after ${turns} turns (3 per agent, ${agents} agents)`,
   toolChoiceWithoutTools: 'required needs tools: give the agent tools, or remove tool_choice',
   goalUnreported: 'no agent can report on the goal: give at least one agent the goal tool (tools: [goal])',
   missingPricing: (models: string[]) =>

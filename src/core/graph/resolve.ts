@@ -16,7 +16,7 @@ const DEFAULT_MAX_TOOL_ROUNDS = 8;
 const DEFAULT_AGENT_TIMEOUT_MS = 30_000;
 
 /** Merge `own` over `defaults` and map YAML keys to compiled ones. */
-function resolveModel(defaults: ModelConfig | undefined, own: ModelConfig | undefined): ResolvedModel {
+export function resolveModel(defaults: ModelConfig | undefined, own: ModelConfig | undefined): ResolvedModel {
   const m = { ...defaults, ...own };
   return {
     name: m.name ?? DEFAULT_MODEL_NAME,

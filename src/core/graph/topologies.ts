@@ -3,6 +3,7 @@
  * `parent` is the orchestrator node. A registered topology may not shadow a built-in, so a
  * role's meaning never depends on which plugin loaded first. Registration runs where YAML compiles (the client, or a `--plugins` module). Pure.
  */
+import { TEAM_TOPOLOGIES } from './teams';
 import { PARENT } from './types';
 
 /** An edge produced by a topology. `exit` defaults to "the target is parent". */
@@ -54,12 +55,15 @@ const BUILTIN_TOPOLOGIES: Readonly<Record<string, TopologyExpander>> = {
   'round-robin': reviewLoop,
 };
 
+/** Team topologies have no edges to expand: `teams.ts` compiles them (docs/teams.md). */
+const TEAM_NAMES: readonly string[] = TEAM_TOPOLOGIES;
+
 const custom = new Map<string, TopologyExpander>();
 
 /** Add a topology under `name` (`[a-z][a-z0-9-]*`). Throws when it would shadow a built-in. */
 export function registerTopology(name: string, expand: TopologyExpander): void {
   if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new Error(`registerTopology: invalid name "${name}"`);
-  if (Object.prototype.hasOwnProperty.call(BUILTIN_TOPOLOGIES, name)) {
+  if (Object.prototype.hasOwnProperty.call(BUILTIN_TOPOLOGIES, name) || TEAM_NAMES.includes(name)) {
     throw new Error(`registerTopology: "${name}" is a built-in topology and cannot be replaced`);
   }
   custom.set(name, expand);
@@ -67,7 +71,7 @@ export function registerTopology(name: string, expand: TopologyExpander): void {
 
 /** All topology names, built-ins first. */
 export function topologyNames(): string[] {
-  return [...Object.keys(BUILTIN_TOPOLOGIES), ...custom.keys()];
+  return [...Object.keys(BUILTIN_TOPOLOGIES), ...TEAM_NAMES, ...custom.keys()];
 }
 
 /** The expander for `name`, or undefined when no such topology exists. */

@@ -8,6 +8,7 @@ import type { PathIssue } from '../config/issues';
 import { didYouMean } from '../config/did-you-mean';
 import type { EdgeDraft } from './edges';
 import { GRAPH_MESSAGES as M } from './messages';
+import { isTeam } from './teams';
 import { getTopology, topologyNames } from './topologies';
 import { PARENT } from './types';
 
@@ -54,7 +55,7 @@ export function topologyEdges(
   }
   const name = c.topology.trim();
   const expand = getTopology(name);
-  if (!expand) {
+  if (!expand && !isTeam(name)) {
     const names = topologyNames();
     errors.push({ path: [...TOPOLOGY_PATH], message: M.unknownTopology(name, names, didYouMean(name, names)) });
   }
@@ -63,6 +64,8 @@ export function topologyEdges(
     return { edges: [], errors, warnings, failed: true };
   }
   const index = checkAgentList(c.agents, declared, errors);
+  // a team's edges come from its handoffs (`teams.ts`)
+  if (isTeam(name)) return { edges: [], errors, warnings, failed: false };
   if (!expand) return { edges: [], errors, warnings, failed: true };
   let raw: ReturnType<typeof expand>;
   try {

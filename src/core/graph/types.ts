@@ -15,6 +15,8 @@ export interface Edge {
   label?: string;
   exit: boolean;
   when?: Condition;
+  /** A swarm's route: followed only when its agent transfers to its target (docs/teams.md, "Swarm teams"). */
+  handoff?: true;
 }
 
 /** A strongly connected component of the agent-only subgraph. */
@@ -53,6 +55,21 @@ export interface CompiledAgent {
   onTruncated?: 'accept';
   /** `required`: the first reply of each dispatch must call a tool (absent: `auto`). */
   toolChoice?: 'required';
+  /** Agents it may transfer to (`user`: a human), in order (docs/teams.md, "Handoffs"); absent: none. */
+  handoffs?: string[];
+}
+
+/** The `user` handoff target: a human, asked through a request of kind `handoff`. */
+export const USER = 'user';
+
+/** The selector of a `selector` team, resolved (docs/teams.md, "Selector teams"). */
+export interface CompiledSelector {
+  model: ResolvedModel;
+  /** The role's own prompt; absent: the default. */
+  prompt?: string;
+  allowRepeatedSpeaker: boolean;
+  maxAttempts: number;
+  timeoutMs?: number;
 }
 
 export interface CompiledGoal {
@@ -84,8 +101,12 @@ export interface CompiledGraph {
   /** Targets of edges from parent, in edge order (wave 1). */
   entry: string[];
   loopGroups: LoopGroup[];
-  /** Effective hard cap on every loop group's counter per round; 0 on acyclic graphs. */
+  /** Effective hard cap on every loop group's counter per round; 0 on acyclic graphs and teams. */
   maxIterations: number;
+  /** Turns per round of a `swarm` or `selector` team (docs/teams.md, "Turns"); absent on graphs. */
+  maxTurns?: number;
+  /** The selector of a `selector` team. */
+  selector?: CompiledSelector;
   context: 'inbox' | 'thread';
   termination: Termination;
   /** The convergence judge: its model, and its timeout when the role sets one (default 30000 ms). */

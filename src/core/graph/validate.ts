@@ -36,6 +36,8 @@ interface GraphValidationInput {
    * checks (exit, entry, orphans, reachability, cycles, joins), which would only mislead.
    */
   partial?: boolean;
+  /** A swarm or selector team: it has no exits and its routes are choices, so the exit and join checks do not apply. */
+  team?: boolean;
 }
 
 /** Issues found by the graph checks. */
@@ -93,7 +95,7 @@ function checkConditions(input: GraphValidationInput, declared: ReadonlySet<stri
 
 function checkWholeGraph(input: GraphValidationInput, out: ValidationIssues): void {
   const edges = input.edges;
-  if (edges.length > 0 && !edges.some((e) => e.exit)) out.errors.push({ path: ['collaboration'], message: M.noExit, at: 'key' });
+  if (edges.length > 0 && !input.team && !edges.some((e) => e.exit)) out.errors.push({ path: ['collaboration'], message: M.noExit, at: 'key' });
   if (edges.length > 0 && !edges.some((e) => e.from === PARENT)) out.errors.push({ path: ['collaboration'], message: M.noEntry, at: 'key' });
   const used = new Set(edges.flatMap((e) => [e.from, e.to]));
   for (const name of input.declared) {
@@ -108,6 +110,7 @@ function checkWholeGraph(input: GraphValidationInput, out: ValidationIssues): vo
   if (input.loopGroups.length > 0 && !input.capSet) {
     out.warnings.push({ path: ['collaboration', 'max_iterations'], message: M.cycleWithoutCap });
   }
+  if (input.team) return;
   const back = new Set(input.loopGroups.flatMap((g) => g.backEdges));
   for (const { node, lengths } of unequalJoins(edges, back)) {
     const into = edges.filter((e) => e.to === node);

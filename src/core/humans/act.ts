@@ -12,13 +12,20 @@ import { takeDecided, type HumanRequest } from './requests';
 /**
  * Act on decided requests whose agent result was held back: `approve`/`answer` route the held result
  * (the note or answer goes to the agent's next input), `reject` re-dispatches that agent alone with
- * the reason while the rest of the next wave waits behind it.
+ * the reason while the rest of the next wave waits behind it. The answer to a transfer to `user`
+ * (request kind `handoff`) dispatches the agent that handed off again, with the answer.
  */
 export function actOnDecisions(state: RunState, graph: CompiledGraph, now: number): void {
   for (const request of takeDecided(state, (r) => r.held !== undefined)) {
     const held = request.held as NonNullable<HumanRequest['held']>;
     const decision = request.decision as NonNullable<HumanRequest['decision']>;
     const agent = request.agent as string;
+    // the answer to a transfer to `user` goes back to the agent that handed off, which runs again
+    if (request.kind === 'handoff') {
+      if (decision.text) addNote(state, agent, { kind: 'human_answer', text: decision.text, from: 'human' });
+      state.frontier = mergeWaves(state.frontier, [{ agent, triggers: [] }]);
+      continue;
+    }
     if (decision.kind === 'reject') {
       addNote(state, agent, { kind: 'reject_reason', text: decision.text ?? '', from: 'human' });
       state.deferred = mergeWaves(state.deferred, state.frontier);

@@ -13,7 +13,7 @@ import { HUMAN_TEXTS } from './texts';
  * A kind of request a run can wait on: the `signal` tool's three types, `approval.before_exit`, and a
  * call of a tool that `approval.tools` names (`tool_call`).
  */
-export type RequestKind = 'approval' | 'clarification' | 'blocked' | 'before_exit' | 'tool_call';
+export type RequestKind = 'approval' | 'clarification' | 'blocked' | 'before_exit' | 'tool_call' | 'handoff';
 
 /** A decision signal. */
 export type DecisionKind = 'approve' | 'reject' | 'answer';

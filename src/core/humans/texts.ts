@@ -24,7 +24,7 @@ export const HUMAN_TEXTS = {
 } as const;
 
 /** Request kinds an agent asked a question with: `troupe answer` is their first command. */
-export const ANSWERED_KINDS: readonly string[] = ['clarification', 'blocked'];
+export const ANSWERED_KINDS: readonly string[] = ['clarification', 'blocked', 'handoff'];
 
 /**
  * The commands that decide a pending request: `answer` for questions an agent asked (clarification,

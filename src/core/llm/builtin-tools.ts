@@ -150,10 +150,13 @@ type Args = Record<string, unknown>;
 const error = (result: string): ToolCallOutcome => ({ kind: 'error', result });
 const ok = (text: string, progress: string, event: ToolEvent): ToolCallOutcome => ({ kind: 'ok', result: `${text}\n\n${progress}`, event });
 
-/** Validates one tool call (`name`, raw JSON `argumentsJson`) and returns its outcome. Never throws. */
-export function handleToolCall(name: string, argumentsJson: string, ctx: ToolCallContext): ToolCallOutcome {
+/**
+ * Validates one tool call (`name`, raw JSON `argumentsJson`) and returns its outcome; `allOffered`
+ * names every tool the agent has, for the error on an unknown one. Never throws.
+ */
+export function handleToolCall(name: string, argumentsJson: string, ctx: ToolCallContext, allOffered: readonly string[] = ctx.offered): ToolCallOutcome {
   const tool = ctx.offered.find((t) => t === name);
-  if (tool === undefined) return error(BUILTIN_TOOL_TEXTS.errorUnknownTool(name, ctx.offered));
+  if (tool === undefined) return error(BUILTIN_TOOL_TEXTS.errorUnknownTool(name, allOffered));
   const args = parseArgs(argumentsJson);
   if (args === undefined) return error(BUILTIN_TOOL_TEXTS.errorBadJson);
   switch (tool) {

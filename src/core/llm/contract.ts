@@ -31,7 +31,16 @@ export type ToolEvent =
       evidence?: string;
       reason?: string;
     }
-  | { tool: 'signal'; type: string; payload?: unknown; summary?: string };
+  | { tool: 'signal'; type: string; payload?: unknown; summary?: string }
+  /** A `transfer_to_<target>` call (docs/teams.md, "Handoffs"): the first of a reply ends the turn. */
+  | { tool: 'handoff'; target: string; message?: string; refused?: string[] };
+
+/** A `transfer_to_<target>` tool offered to an agent: its tool name, target agent (or `user`) and description. */
+export interface HandoffTool {
+  name: string;
+  target: string;
+  description: string;
+}
 
 export interface AgentCallInput {
   workflowId: string;
@@ -40,6 +49,8 @@ export interface AgentCallInput {
   messages: ChatMessage[];
   /** The built-in tools offered (`goal`, `signal`). */
   tools: Array<'goal' | 'signal'>;
+  /** The agent's `transfer_to_<target>` tools (docs/teams.md, "Handoffs"); none when absent. */
+  handoffs?: HandoffTool[];
   /** Tool rounds before the closing call (`tool_choice: none`); 4 when absent. */
   maxToolRounds?: number;
   /** `required`: the first reply must call a tool (`tool_choice: required`, enforced once by troupe). */
@@ -70,6 +81,36 @@ export interface AgentCallResult {
    * results recorded by earlier workers; the workflow then hashes the text itself.
    */
   resultHash?: string;
+}
+
+/**
+ * The `selectSpeaker` activity's input (docs/teams.md, "Selector teams"): the rendered selector
+ * prompt, and the names it may answer with.
+ */
+export interface SelectSpeakerInput {
+  workflowId: string;
+  model: ResolvedModel;
+  /** The selector prompt with `{roles}`, `{participants}` and `{history}` filled in. */
+  prompt: string;
+  /** Every participant, in list order (a mention of one that is not a candidate gets feedback). */
+  participants: string[];
+  /** The names the model may choose, in list order (the previous speaker removed unless repeats are allowed). */
+  candidates: string[];
+  /** The previous speaker, for the feedback on a repeat. */
+  previous?: string;
+  /** Model calls before giving up (`selector.max_attempts`). */
+  maxAttempts: number;
+  timeoutMs: number;
+}
+
+/** What the selector answered: a candidate, or none after `maxAttempts` (the workflow falls back). */
+export interface SelectSpeakerResult {
+  speaker?: string;
+  /** Model calls made. */
+  attempts: number;
+  usage: TokenCounts;
+  /** The replies that named no valid candidate, each cut to 200 characters, oldest first. */
+  rejected: string[];
 }
 
 export interface JudgeInput {
@@ -112,7 +153,7 @@ export interface LlmFailureDetails {
   status?: number;
   requestId?: string;
   message: string;
-  kind: 'agent' | 'judge' | 'compaction';
+  kind: 'agent' | 'judge' | 'compaction' | 'selector';
 }
 
 /** ApplicationFailure type names used by the activities. */

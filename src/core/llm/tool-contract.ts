@@ -126,4 +126,6 @@ export interface ToolCallRecord {
   /** The result or the error, in brief. */
   result: string;
   durationMs: number;
+  /** `false`: the call never ran (the budget refused it, a human rejected it, its arguments could not be shown). */
+  ran?: false;
 }

@@ -12,7 +12,7 @@ import { buildStatusView, type RunEnd, type RunStatusView } from '../ending/resu
 import type { RunState, TranscriptStep } from '../state/state';
 
 /** What a running call is. */
-export type CallKind = 'agent' | 'tool' | 'judge' | 'compaction';
+export type CallKind = 'agent' | 'tool' | 'judge' | 'compaction' | 'selector';
 
 /** Something running now: a model call, a tool call, the judge or a compaction, and when it started. */
 export interface RunningCall {

@@ -5,6 +5,7 @@
  */
 import { shortenUtf8 } from '../text/utf8';
 import type { HumanRequest } from '../humans/requests';
+import type { TeamChoice } from '../waves/types';
 
 /** Temporal's limit on a summary (single-line markdown). */
 export const SUMMARY_MAX_BYTES = 200;
@@ -16,10 +17,18 @@ export interface CallPosition {
   wave: number;
   /** The agent's loop iteration; absent when the agent is in no loop. */
   iteration?: number;
+  /** How a team chose it: a transfer, or the selector. */
+  via?: TeamChoice;
 }
 
 const position = (p: CallPosition) =>
-  `${p.agent} · round ${p.round} · wave ${p.wave}${p.iteration !== undefined ? ` · iteration ${p.iteration}` : ''}`;
+  `${p.agent} · round ${p.round} · wave ${p.wave}${p.iteration !== undefined ? ` · iteration ${p.iteration}` : ''}${p.via ? ` · ${via(p.via)}` : ''}`;
+
+/** How a team's agent came to its turn, in its label. */
+function via(choice: TeamChoice): string {
+  if (choice.kind === 'handoff') return `via handoff from ${choice.from}`;
+  return choice.fallback ? 'selected (fallback)' : 'selected';
+}
 
 /** Every label, so tests pin them. */
 export const SUMMARY_TEXTS = {
@@ -31,6 +40,8 @@ export const SUMMARY_TEXTS = {
   toolLoopStep: (dispatch: string, step: number) => `${dispatch} · step ${step}`,
   /** A worker tool call: `files.write_file · writer`. */
   toolCall: (tool: string, agent: string) => `${tool} · ${agent}`,
+  /** A selector team's choice of its next speaker. */
+  select: (turn: number, round: number) => `select speaker · round ${round} · turn ${turn}`,
   /** The convergence judge reading an agent's result. */
   judge: (agent: string) => `judge · ${agent}`,
   /** Compaction of an agent's older context. */

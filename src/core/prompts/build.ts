@@ -4,6 +4,7 @@
  * and bounded (the last OWN_RESULTS_KEPT own results, the last THREAD_ENTRIES_KEPT thread entries) so
  * the prompt stays flat as iterations grow. Fitting to a context window lives in `context.ts`.
  */
+import { transferToolName } from '../graph/teams';
 import { PARENT, type CompiledGraph, type Edge } from '../graph/types';
 import type { ChatMessage } from '../llm/contract';
 
@@ -21,7 +22,9 @@ type PromptNoteKind =
   | 'reject_reason'
   | 'goal_framework'
   | 'goal_continuation'
-  | 'schema_retry';
+  | 'schema_retry'
+  | 'handoff'
+  | 'transfer_refused';
 
 /** One labelled note; `from` names its origin (a user, a request id) when the caller knows it. */
 export interface PromptNote {
@@ -73,6 +76,11 @@ export const PROMPT_TEXTS = {
   positionInLoop: (round: number, wave: number, k: number, n: number): string =>
     `Round ${round}, wave ${wave}, iteration ${k}/${n}.`,
   inboxView: 'You see the task, your own last results and the outputs that triggered this turn.',
+  teamMembers: (others: string): string => `You share one conversation with: ${others}.`,
+  swarmTurn: 'You keep the turn until you hand it over with one of your transfer tools; your reply goes to the whole team.',
+  selectorTurn: 'After each turn a selector chooses who speaks next; your reply goes to the whole team.',
+  handoffChoice: (targets: string): string =>
+    `To choose who works next, call one of your transfer tools (${targets}); without a transfer, your output goes on as above.`,
   threadView: 'You see the task and the shared thread of agent outputs, oldest first.',
   collaborationOpen: '<collaboration>',
   collaborationClose: '</collaboration>',
@@ -100,6 +108,14 @@ export const PROMPT_TEXTS = {
       schema,
       '</output_format>',
     ].join('\n'),
+  /**
+   * The contract of an agent that can transfer but has no other tools: a transfer is a function call,
+   * and the answer is the reply (a fenced result block beside tools made real models call none).
+   */
+  handoffContract: [
+    '<result_contract>',
+    'Reply with your answer. To hand the work to another agent instead, call its transfer tool through the tool-calling interface (a function call), never by writing the call as text.',
+  ].join('\n'),
   resultContractClose: '</result_contract>',
   taskHeading: '## Task',
   summaryHeading: '## Summary of earlier turns',
@@ -119,6 +135,8 @@ export const PROMPT_TEXTS = {
     goal_framework: 'Goal',
     goal_continuation: 'Goal continuation',
     schema_retry: 'Output format correction',
+    handoff: 'Handed off to you, with this message',
+    transfer_refused: 'Transfers not made',
   } satisfies Record<PromptNoteKind, string>,
   noteHeading: (label: string, from?: string): string => `### ${label}${from ? ` (from ${from})` : ''}`,
   unknownAgent: (agent: string): string => `buildAgentMessages: unknown agent "${agent}"`,
@@ -147,10 +165,21 @@ function collaborationBlock(input: AgentPromptInput): string {
     PROMPT_TEXTS.collaborationOpen,
     PROMPT_TEXTS.identity(agent, graph.name, graph.topology ?? PROMPT_TEXTS.customTopology),
   ];
-  if (incoming.length > 0) lines.push(PROMPT_TEXTS.receivesFrom(incoming.map((e) => edgeEnd(e, e.from)).join(', ')));
+  const targets = graph.agents[agent].handoffs ?? [];
+  if (graph.topology === 'swarm' || graph.selector) {
+    lines.push(
+      PROMPT_TEXTS.teamMembers(graph.nodes.filter((n) => n !== agent).join(', ')),
+      graph.selector ? PROMPT_TEXTS.selectorTurn : PROMPT_TEXTS.swarmTurn,
+    );
+  } else {
+    if (incoming.length > 0) lines.push(PROMPT_TEXTS.receivesFrom(incoming.map((e) => edgeEnd(e, e.from)).join(', ')));
+    lines.push(
+      outgoing.length > 0 ? PROMPT_TEXTS.passesTo(outgoing.map((e) => edgeEnd(e, e.to)).join(', ')) : PROMPT_TEXTS.noTargets,
+      exits.length > 0 ? PROMPT_TEXTS.exitAgent : PROMPT_TEXTS.notExitAgent,
+    );
+    if (targets.length > 0) lines.push(PROMPT_TEXTS.handoffChoice(targets.map(transferToolName).join(', ')));
+  }
   lines.push(
-    outgoing.length > 0 ? PROMPT_TEXTS.passesTo(outgoing.map((e) => edgeEnd(e, e.to)).join(', ')) : PROMPT_TEXTS.noTargets,
-    exits.length > 0 ? PROMPT_TEXTS.exitAgent : PROMPT_TEXTS.notExitAgent,
     input.maxIterations > 0
       ? PROMPT_TEXTS.positionInLoop(input.round, input.wave, input.iteration, input.maxIterations)
       : PROMPT_TEXTS.position(input.round, input.wave),
@@ -183,7 +212,8 @@ function resultContract(input: AgentPromptInput): string {
   const agent = graph.agents[input.agent];
   const schema = outputSchemaFor(graph, input.agent);
   if (schema) return PROMPT_TEXTS.outputContract(JSON.stringify(schema));
-  const lines: string[] = [agent.tools.length > 0 ? PROMPT_TEXTS.toolsContract : PROMPT_TEXTS.resultContract];
+  const contract = agent.tools.length > 0 ? PROMPT_TEXTS.toolsContract : agent.handoffs?.length ? PROMPT_TEXTS.handoffContract : PROMPT_TEXTS.resultContract;
+  const lines: string[] = [contract];
   if (input.scoreContract) lines.push(PROMPT_TEXTS.scoreContract);
   lines.push(PROMPT_TEXTS.resultContractClose);
   return lines.join('\n');

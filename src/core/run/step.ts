@@ -7,7 +7,8 @@
  * of here as one `end` command. Pure and synchronous: the workflow's one loop carries out the
  * commands (activities, timers, waits) and feeds back what happened; time comes in as `now`.
  */
-import { checkBudget } from '../budgets/ledger';
+import { checkBudget, NO_USAGE } from '../budgets/ledger';
+import { awaitsSelection, placeSpeaker, selectTurn } from '../teams/turns';
 import { runCompletionChecks } from '../checks/pipeline';
 import { decideNext, type DecisionPoint, type NextStep } from '../ending/decide';
 import { ENDS } from '../ending/ends';
@@ -71,6 +72,10 @@ export function step(m: Machine, event: RunEvent, env: StepEnv): Command {
       routeWave(m, phase.recorded, env.now);
       m.phase = { at: 'after_wave' };
       return afterWave(m, env);
+    case 'selected':
+      if (phase.at !== 'selecting') return outOfOrder(m, event, env);
+      placeSpeaker(m.graph, m.state, phase.turn, event);
+      return beforeWave(m, env);
     case 'woke':
       return resume(m, env);
     case 'decided':
@@ -130,10 +135,27 @@ function beforeWave(m: Machine, env: StepEnv): Command {
     case 'run_wave': {
       // continue-as-new happens between waves, with nothing in flight
       if (env.continueAsNewSuggested) return { kind: 'continue_as_new' };
+      const select = selection(m);
+      if (select) return select;
       const items = beginWave(m.state);
       return dispatch(m, items, 'agent', {});
     }
   }
+}
+
+/**
+ * A selector team's turn asks the selector first (docs/teams.md, "Selector teams"); a turn with one
+ * candidate needs no model call. Undefined when the next wave's agents are known.
+ */
+function selection(m: Machine): Command | undefined {
+  if (!awaitsSelection(m.graph, m.state)) return undefined;
+  const turn = selectTurn(m.graph, m.state);
+  if (turn.candidates.length === 1) {
+    placeSpeaker(m.graph, m.state, turn, { speaker: turn.candidates[0], attempts: 0, usage: NO_USAGE, rejected: [] });
+    return undefined;
+  }
+  m.phase = { at: 'selecting', turn };
+  return { kind: 'select', turn };
 }
 
 /** Start a dispatch: the wave's effects are fresh, and the phase waits for its outcome. */

@@ -12,6 +12,7 @@ import type { OutputVerdict } from '../output/check';
 import type { PromptNote } from '../prompts/build';
 import type { TokenCounts } from '../conditions/view';
 import type { RecordedResult } from '../waves/record';
+import type { SelectAnswer, SelectTurn } from '../teams/turns';
 import type { WaveItem } from '../waves/types';
 
 /** Why an agent runs: a wave of the graph, or a final agent sent back alone at the round's end. */
@@ -37,6 +38,8 @@ export type Phase =
   | { at: 'start' }
   /** Between waves of the round's graph. */
   | { at: 'waves' }
+  /** A selector team's next speaker is being chosen (docs/teams.md, "Selector teams"). */
+  | { at: 'selecting'; turn: SelectTurn }
   /** A wave was dispatched; its outcome comes next (a retry carries the round end it serves). */
   | { at: 'wave'; kind: DispatchKind; retry?: Extract<Phase, { at: 'retries' }> }
   /** The wave's results are recorded; the judge's verdicts come next, then routing. */
@@ -74,6 +77,8 @@ export type RunEvent =
   | { kind: 'dispatched'; outcomes: AgentOutcome[]; failure?: RunEnd; timedOut?: RunEnd }
   /** The judge answered (not those a timer cancelled: it then says how the wave ended). */
   | { kind: 'judged'; answers: JudgeAnswer[]; timedOut?: RunEnd }
+  /** The selector answered (or failed) for the turn it was asked about. */
+  | ({ kind: 'selected' } & SelectAnswer)
   /** A wait ended: a signal changed something. */
   | { kind: 'woke' }
   /** The request the run waited on was decided, or `stop` ended the wait. */
@@ -87,6 +92,8 @@ export type Command =
   | { kind: 'continue_as_new' }
   /** Dispatch these agents concurrently (the round's `timeout_ms` timers run when `timed`). */
   | { kind: 'dispatch'; items: WaveItem[]; dispatch: DispatchKind; options: DispatchOptions; timed: boolean }
+  /** Ask the selector who speaks next (the `selectSpeaker` activity). */
+  | { kind: 'select'; turn: SelectTurn }
   /** Ask the judge about these targets, concurrently. */
   | { kind: 'judge'; targets: JudgeTarget[] }
   /** Wait, clocks stopped, until a signal changes the situation. */

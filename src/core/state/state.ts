@@ -10,7 +10,7 @@ import type { DecisionRecord, HumanRequest } from '../humans/requests';
 import type { ToolCallRecord, ToolDefinition } from '../llm/tool-contract';
 import { emptyLedger, type UsageLedger } from '../budgets/ledger';
 import type { PromptNote } from '../prompts/build';
-import type { Trigger, WaveItem } from '../waves/types';
+import { TO_BE_SELECTED, type Trigger, type WaveItem } from '../waves/types';
 import { utf8ByteLength } from '../text/utf8';
 import { TROUPE_RELEASE } from './release';
 import { STATE_TEXTS } from './texts';
@@ -38,6 +38,10 @@ export interface TranscriptStep {
   tools?: ToolCallRecord[];
   /** Who decided what, on a `decision` entry. */
   decision?: DecisionRecord;
+  /** The agent transferred (`→ to`, with its message) in this step (docs/teams.md, "Handoffs"). */
+  handoff?: { to: string; message?: string };
+  /** The speaker a selector chose for this step, and how (docs/teams.md, "Selector teams"). */
+  selected?: { attempts: number; fallback?: true };
 }
 
 /** Round-scoped state: reset when a round starts. */
@@ -58,6 +62,10 @@ interface RoundState {
   exits: string[];
   /** Agents of the last dispatched wave (final agents when nobody exited). */
   lastWave: string[];
+  /** Transfers made this round (absent when none). */
+  handoffs?: Array<{ from: string; to: string }>;
+  /** Tools that ran this round, each once (absent when none). */
+  toolsCalled?: string[];
 }
 
 /** The whole run state. */
@@ -165,9 +173,10 @@ export function newRound(round: number, activeMs: number): RoundState {
   };
 }
 
-/** Wave 1 of a round: the graph's entry agents, triggered by the task. */
+/** Wave 1 of a round: the graph's entry agents (a selector team's first speaker, to be chosen), triggered by the task. */
 export function entryWave(graph: CompiledGraph, task: string): WaveItem[] {
-  return graph.entry.map((agent) => ({ agent, triggers: [{ from: 'parent', text: task } as Trigger] }));
+  const entry = graph.selector ? [TO_BE_SELECTED] : graph.entry;
+  return entry.map((agent) => ({ agent, triggers: [{ from: 'parent', text: task } as Trigger] }));
 }
 
 /**

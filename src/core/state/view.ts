@@ -16,5 +16,7 @@ export function terminationView(state: RunState, now: number): TerminationView {
     signals: r.signals,
     messages: r.messages,
     usage: r.usage,
+    ...(r.handoffs && { handoffs: r.handoffs }),
+    ...(r.toolsCalled && { toolsCalled: r.toolsCalled }),
   };
 }

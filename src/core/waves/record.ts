@@ -5,17 +5,19 @@
  * `signal` tool's events go to the signal ledger and open human requests (the agent's result is then
  * held back from routing); the `goal` tool's events are returned for the caller to apply. Pure.
  */
-import type { CompiledGraph } from '../graph/types';
+import { USER, type CompiledGraph } from '../graph/types';
 import { addUsage, recordCall } from '../budgets/ledger';
 import type { GoalEvent } from '../goals';
 import { openHumanRequest } from '../humans/decisions';
 import { REQUEST_SIGNAL_KINDS } from '../humans/requests';
 import type { AgentCallResult } from '../llm/contract';
 import { RUN_END_TEXTS } from '../ending/texts';
-import { hashWindow, updateLatches } from '../conditions/walk';
+import { endsAtUserHandoff, hashWindow, updateLatches } from '../conditions/walk';
 import { recapText } from '../text/utf8';
 import { hashResult } from '../text/hash';
+import { HANDOFF_TEXTS } from '../teams/handoffs';
 import {
+  addNote,
   MAX_TRANSCRIPT,
   OWN_RESULTS_KEPT,
   pushBounded,
@@ -42,6 +44,8 @@ export interface RecordedResult {
   text: string;
   hash: string;
   goalEvents: GoalEvent[];
+  /** The agent's transfer, when it made one: routing follows it (docs/teams.md, "Handoffs"). */
+  handoff?: { to: string; message?: string };
 }
 
 /** Record one agent's result at workflow time `now`; `kind` says why the agent ran. */
@@ -84,12 +88,27 @@ export function recordResult(
     transcriptStep({ step: state.steps, agent: item.agent, round: round.round, wave: round.wave, at: now, kind }, result, { captured, hash }),
     MAX_TRANSCRIPT,
   );
+  if (item.via?.kind === 'selected') {
+    const { attempts, fallback } = item.via;
+    state.transcript[state.transcript.length - 1].selected = { attempts, ...(fallback ? { fallback } : {}) };
+  }
   for (const w of result.warnings) warn(state, w);
+  noteToolsCalled(state, result);
 
   const goalEvents: GoalEvent[] = [];
+  let handoff: RecordedResult['handoff'];
+  let refused: string[] | undefined;
   for (const event of result.toolEvents) {
     if (event.tool === 'goal') {
       goalEvents.push(event);
+      continue;
+    }
+    if (event.tool === 'handoff') {
+      // one transfer per turn: the activity returns only the first
+      if (!handoff) {
+        handoff = { to: event.target, ...(event.message ? { message: event.message } : {}) };
+        refused = event.refused;
+      }
       continue;
     }
     recordInLedger(state, { type: event.type, payload: event.payload, at: new Date(now).toISOString(), source: item.agent });
@@ -105,8 +124,60 @@ export function recordResult(
       });
     }
   }
-  return { agent: item.agent, text: captured, hash, goalEvents };
+  if (handoff) recordHandoff(state, graph, item, handoff, refused, captured, now);
+  return { agent: item.agent, text: captured, hash, goalEvents, ...(handoff ? { handoff } : {}) };
 }
+
+/**
+ * A transfer: counted, in the round's handoffs and on the agent's transcript step. A transfer to
+ * `user` asks a human (a request of kind `handoff`, the result held back until the answer), unless a
+ * `handoff: user` condition ends the run on it instead.
+ */
+function recordHandoff(
+  state: RunState,
+  graph: CompiledGraph,
+  item: WaveItem,
+  handoff: NonNullable<RecordedResult['handoff']>,
+  refused: string[] | undefined,
+  captured: string,
+  now: number,
+): void {
+  (state.round.handoffs ??= []).push({ from: item.agent, to: handoff.to });
+  state.usage.handoffs = (state.usage.handoffs ?? 0) + 1;
+  const step = state.transcript[state.transcript.length - 1];
+  if (step?.agent === item.agent) step.handoff = handoff;
+  if (refused?.length) {
+    warn(state, HANDOFF_TEXTS.refusedWarning(item.agent, handoff.to, refused));
+    addNote(state, item.agent, { kind: 'transfer_refused', text: HANDOFF_TEXTS.refusedNote(handoff.to, refused) });
+  }
+  if (handoff.to !== USER) {
+    if (handoff.message) addNote(state, handoff.to, { kind: 'handoff', text: handoff.message, from: item.agent });
+    return;
+  }
+  if (endsAtUserHandoff(graph.termination)) return;
+  openHumanRequest(state, {
+    kind: 'handoff',
+    agent: item.agent,
+    summary: handoff.message ?? RUN_END_TEXTS.handoffSummary(item.agent),
+    ...(handoff.message ? { payload: { message: handoff.message } } : {}),
+    held: { text: captured, triggers: item.triggers },
+    now,
+  });
+}
+
+/** The tools that ran in this result, each once in the round (worker tools by their name in `tools:`, and `goal`/`signal`). */
+function noteToolsCalled(state: RunState, result: AgentCallResult): void {
+  const names = [
+    ...(result.toolCalls ?? []).filter((c) => c.ran !== false).map((c) => c.tool),
+    ...result.toolEvents.flatMap((e) => (e.tool === 'handoff' ? [] : [e.tool])),
+  ];
+  if (names.length === 0) return;
+  const called = (state.round.toolsCalled ??= []);
+  for (const name of names) if (!called.includes(name) && called.length < MAX_TOOLS_NOTED) called.push(name);
+}
+
+/** Most distinct tool names a round notes for `tool_called` (a role names at most this many tools). */
+const MAX_TOOLS_NOTED = 1000;
 
 /** An agent's result text as recorded: captured (the ```result block), cut to 64 KiB, and normalized. */
 export function recordedForm(text: string): { captured: string; normalized: string } {

@@ -4,13 +4,31 @@
  * "Routing"). Pure: `when` guards are evaluated by an injected predicate on the state after judging.
  */
 import type { Condition } from '../conditions/types';
-import type { CompiledGraph } from '../graph/types';
+import { USER, type CompiledGraph } from '../graph/types';
+import { TO_BE_SELECTED } from './types';
 import { RUN_END_TEXTS } from '../ending/texts';
 import { warn, type RunState } from '../state/state';
 import type { WaveItem } from './types';
 
 export type { WaveItem } from './types';
 
+
+/** A finished agent as routing reads it: its text, and the transfer it made. */
+interface FinishedAgent {
+  agent: string;
+  text: string;
+  handoff?: { to: string };
+}
+
+/**
+ * A team's route (docs/teams.md): in a swarm, the target of a transfer, else the same agent again;
+ * in a selector team, {@link TO_BE_SELECTED}. Undefined in a graph.
+ */
+function teamRoute(graph: CompiledGraph, agent: string, to: string | undefined): string | undefined {
+  if (graph.selector) return TO_BE_SELECTED;
+  if (graph.topology !== 'swarm') return undefined;
+  return to !== undefined && to !== USER ? to : agent;
+}
 
 /** What routing decided for one wave. */
 interface RoutingOutcome {
@@ -31,17 +49,34 @@ interface RoutingOutcome {
  */
 export function routeWave(
   graph: CompiledGraph,
-  finished: Array<{ agent: string; text: string }>,
+  finished: FinishedAgent[],
   holds: (when: Condition) => boolean,
 ): RoutingOutcome {
   const outcome: RoutingOutcome = { next: [], exits: [], backEdges: [], deadEnds: [] };
   const byTarget = new Map<string, WaveItem>();
   const backEdgeSet = new Set(graph.loopGroups.flatMap((g) => g.backEdges));
+  const send = (to: string, from: string, text: string, transferred = false): void => {
+    let item = byTarget.get(to);
+    if (!item) {
+      item = { agent: to, triggers: [] };
+      byTarget.set(to, item);
+      outcome.next.push(item);
+    }
+    item.triggers.push({ from, text });
+    if (transferred) item.via = { kind: 'handoff', from };
+  };
 
-  for (const { agent, text } of finished) {
+  for (const { agent, text, handoff } of finished) {
+    const team = teamRoute(graph, agent, handoff?.to);
+    if (team !== undefined) {
+      send(team, agent, text, team !== agent && handoff !== undefined);
+      continue;
+    }
+    // a transfer follows exactly its edge, whatever the edges' guards say (docs/teams.md, "Handoffs")
+    const chosen = handoff ? graph.edges.findIndex((e) => e.from === agent && e.to === handoff.to && !e.exit) : -1;
     const outgoing = graph.edges
       .map((edge, index) => ({ edge, index }))
-      .filter(({ edge }) => edge.from === agent && (edge.when === undefined || holds(edge.when)));
+      .filter(({ edge, index }) => (chosen >= 0 ? index === chosen : edge.from === agent && !edge.handoff && (edge.when === undefined || holds(edge.when))));
 
     if (outgoing.some(({ edge }) => edge.exit && edge.when !== undefined)) {
       outcome.exits.push(agent);
@@ -51,13 +86,7 @@ export function routeWave(
     if (forward.length > 0) {
       for (const { edge, index } of forward) {
         if (backEdgeSet.has(index)) outcome.backEdges.push(index);
-        let item = byTarget.get(edge.to);
-        if (!item) {
-          item = { agent: edge.to, triggers: [] };
-          byTarget.set(edge.to, item);
-          outcome.next.push(item);
-        }
-        item.triggers.push({ from: agent, text });
+        send(edge.to, agent, text, chosen >= 0);
       }
       continue;
     }
@@ -109,11 +138,11 @@ export function iterationOf(graph: CompiledGraph, agent: string, counters: Recor
 
 /** Merge routed items into a frontier: one dispatch per agent with all its triggers (joins). */
 export function mergeWaves(frontier: WaveItem[], next: WaveItem[]): WaveItem[] {
-  const merged = frontier.map((w) => ({ agent: w.agent, triggers: [...w.triggers] }));
+  const merged = frontier.map((w): WaveItem => ({ ...w, triggers: [...w.triggers] }));
   for (const item of next) {
     const existing = merged.find((w) => w.agent === item.agent);
     if (existing) existing.triggers.push(...item.triggers);
-    else merged.push({ agent: item.agent, triggers: [...item.triggers] });
+    else merged.push({ ...item, triggers: [...item.triggers] });
   }
   return merged;
 }
@@ -126,7 +155,7 @@ export function mergeWaves(frontier: WaveItem[], next: WaveItem[]): WaveItem[] {
 export function routeIntoState(
   state: RunState,
   graph: CompiledGraph,
-  finished: Array<{ agent: string; text: string }>,
+  finished: FinishedAgent[],
   holds: (when: Condition) => boolean,
 ): RoutingOutcome {
   const routing = routeWave(graph, finished, holds);

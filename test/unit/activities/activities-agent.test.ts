@@ -150,7 +150,7 @@ describe('callAgent', () => {
     expect(stub!.requests.slice(0, 4).map((r) => r.body.tool_choice)).toEqual([undefined, undefined, undefined, undefined]);
     expect(stub!.requests[4]!.body.tool_choice).toBe('none');
     expect(stub!.requests[4]!.body.tools).toEqual([SIGNAL_TOOL]);
-    expect(result.toolEvents.map((e) => (e.tool === 'signal' ? e.type : e.action))).toEqual([
+    expect(result.toolEvents.map((e) => (e.tool === 'signal' ? e.type : e.tool))).toEqual([
       'step_0',
       'step_1',
       'step_2',

@@ -13,3 +13,6 @@ export * from './signal-observed';
 export * from './max-messages';
 export * from './text-mention';
 export * from './token-usage';
+export * from './handoff';
+export * from './source-match';
+export * from './tool-called';

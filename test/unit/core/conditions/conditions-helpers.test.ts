@@ -117,6 +117,10 @@ describe('describeCondition and describeTermination (rolebox §1.15, case 51)', 
     [{ kind: 'max_messages', n: 6 }, '6 messages'],
     [mention('APPROVE'), '"APPROVE" mentioned'],
     [{ kind: 'token_usage', maxTotalTokens: 10 }, 'token usage limit'],
+    [{ kind: 'handoff', target: 'billing' }, 'a handoff to Billing'],
+    [{ kind: 'handoff', target: 'user' }, 'a handoff to the user'],
+    [{ kind: 'source_match', sources: ['critic', 'editor'] }, 'Critic or Editor answers'],
+    [{ kind: 'tool_called', names: ['publish'] }, 'tool "publish" called'],
     [{ kind: 'any_of', items: [{ kind: 'max_iterations', n: 2 }, { kind: 'stuck', repeats: 2 }] }, '(2 iterations OR 2 repeated identical results)'],
     [{ kind: 'all_of', items: [{ kind: 'max_messages', n: 2 }, mention('stop')] }, '(2 messages AND "stop" mentioned)'],
     [{ kind: 'custom', key: 'not_registered', params: {} }, 'not_registered'],
@@ -149,6 +153,9 @@ describe('statusForReason and priorityOf', () => {
     ['signal', 'completed'],
     ['exit', 'completed'],
     ['goal_completed', 'completed'],
+    ['handoff', 'completed'],
+    ['source_match', 'completed'],
+    ['tool_called', 'completed'],
     ['stuck', 'exhausted'],
     ['max_iterations', 'exhausted'],
     ['max_messages', 'exhausted'],
@@ -171,8 +178,10 @@ describe('statusForReason and priorityOf', () => {
   });
 
   it('ranks reasons by the priority table in docs/semantics.md', () => {
-    expect(['converged', 'result_match', 'text_mention', 'signal', 'exit', 'stuck', 'max_iterations', 'max_messages', 'token_usage', 'dead_end', 'timeout', 'error'].map(priorityOf)).toEqual([
-      0, 1, 1, 1, 1, 2, 3, 3, 3, 3, 4, 5,
-    ]);
+    expect(
+      ['converged', 'result_match', 'text_mention', 'signal', 'exit', 'handoff', 'source_match', 'tool_called', 'stuck', 'max_iterations', 'max_messages', 'token_usage', 'dead_end', 'timeout', 'error'].map(
+        priorityOf,
+      ),
+    ).toEqual([0, 1, 1, 1, 1, 1, 1, 1, 2, 3, 3, 3, 3, 4, 5]);
   });
 });

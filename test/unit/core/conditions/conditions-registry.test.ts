@@ -19,7 +19,7 @@ const builtinKeys = builtinConditionKeys().filter((key) => !['any_of', 'all_of']
 
 describe('every built-in condition is a registered plugin', () => {
   it('registers every documented built-in, in their documented order', () => {
-    const documented = ['max_iterations', 'timeout_ms', 'converged', 'result_matches', 'stuck', 'signal_observed', 'max_messages', 'text_mention', 'token_usage'];
+    const documented = ['max_iterations', 'timeout_ms', 'converged', 'result_matches', 'stuck', 'signal_observed', 'max_messages', 'text_mention', 'token_usage', 'handoff', 'source_match', 'tool_called'];
     expect(builtinKeys.filter((key) => documented.includes(key))).toEqual(documented);
   });
 

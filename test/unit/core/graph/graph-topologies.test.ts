@@ -78,7 +78,7 @@ describe('registerTopology', () => {
       ...agents.slice(0, -1).flatMap((a) => [{ from: 'parent', to: a }, { from: a, to: agents[agents.length - 1] }]),
       { from: agents[agents.length - 1], to: 'parent' },
     ]);
-    expect(topologyNames()).toEqual(['pipeline', 'review-loop', 'star', 'round-robin', 'fan-in']);
+    expect(topologyNames()).toEqual(['pipeline', 'review-loop', 'star', 'round-robin', 'swarm', 'selector', 'fan-in']);
     const r = loadRole({ topology: 'fan-in', agents: ['a', 'b', 'c'] }, ['a', 'b', 'c']);
     expect(r.errors).toEqual([]);
     expect(r.graph?.entry).toEqual(['a', 'b']);
@@ -88,6 +88,7 @@ describe('registerTopology', () => {
 
   it('may not shadow a built-in (rolebox let custom ones win)', () => {
     expect(() => registerTopology('pipeline', () => [])).toThrow('registerTopology: "pipeline" is a built-in topology and cannot be replaced');
+    expect(() => registerTopology('swarm', () => [])).toThrow('registerTopology: "swarm" is a built-in topology and cannot be replaced');
     expect(() => registerTopology('Bad Name', () => [])).toThrow('registerTopology: invalid name "Bad Name"');
   });
 
@@ -110,10 +111,10 @@ describe('registerTopology', () => {
   it('an unknown topology is an error listing the known ones, with a hint, and its agents are not called orphans', () => {
     expect(loadRole({ topology: 'mesh', agents: ['a', 'b'] }).warnings).toEqual([]);
     expect(errorMessages(loadRole({ topology: 'mesh', agents: ['a'] }))).toEqual([
-      'unknown topology "mesh"; expected one of pipeline, review-loop, star, round-robin',
+      'unknown topology "mesh"; expected one of pipeline, review-loop, star, round-robin, swarm, selector',
     ]);
     expect(errorMessages(loadRole({ topology: 'pipline', agents: ['a'] }))).toEqual([
-      'unknown topology "pipline" (did you mean "pipeline"?); expected one of pipeline, review-loop, star, round-robin',
+      'unknown topology "pipline" (did you mean "pipeline"?); expected one of pipeline, review-loop, star, round-robin, swarm, selector',
     ]);
   });
 });

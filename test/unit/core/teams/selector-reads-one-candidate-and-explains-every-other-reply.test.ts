@@ -1,0 +1,196 @@
+import {
+  DEFAULT_SELECTOR_PROMPT,
+  fallbackSpeaker,
+  mentionedAgents,
+  readSelection,
+  renderHistory,
+  renderSelectorPrompt,
+  SELECTOR_HISTORY_CHARS,
+  SELECTOR_TEXTS,
+  selectorCandidates,
+} from '../../../../src/core/teams/selector';
+
+const participants = ['planner', 'coder', 'reviewer'];
+
+describe('mentionedAgents (AutoGen _mentioned_agents)', () => {
+  it('counts case-sensitive, word-bounded mentions in participant order', () => {
+    expect(mentionedAgents('coder, then coder again; planner later', participants)).toEqual([
+      { name: 'planner', count: 1 },
+      { name: 'coder', count: 2 },
+    ]);
+    expect(mentionedAgents('Coder', participants)).toEqual([]);
+    expect(mentionedAgents('CODER', participants)).toEqual([]);
+  });
+
+  it('needs a non-word character (or the text edge) on both sides', () => {
+    expect(mentionedAgents('coders', participants)).toEqual([]);
+    expect(mentionedAgents('precoder', participants)).toEqual([]);
+    expect(mentionedAgents('coder_x', participants)).toEqual([]);
+    expect(mentionedAgents('coder2', participants)).toEqual([]);
+    expect(mentionedAgents('"coder".', participants)).toEqual([{ name: 'coder', count: 1 }]);
+    expect(mentionedAgents('`reviewer`', participants)).toEqual([{ name: 'reviewer', count: 1 }]);
+    expect(mentionedAgents('**planner**', participants)).toEqual([{ name: 'planner', count: 1 }]);
+    // Unicode letters are word characters too, as in Python's `\w`
+    expect(mentionedAgents('écoder', participants)).toEqual([]);
+    expect(mentionedAgents('研究者です', ['研究者'])).toEqual([]);
+    expect(mentionedAgents('次は 研究者 です', ['研究者'])).toEqual([{ name: '研究者', count: 1 }]);
+  });
+
+  it('matches a name with underscores written with spaces or with escaped underscores', () => {
+    const names = ['story_writer', 'editor'];
+    expect(mentionedAgents('story_writer', names)).toEqual([{ name: 'story_writer', count: 1 }]);
+    expect(mentionedAgents('The story writer should go.', names)).toEqual([{ name: 'story_writer', count: 1 }]);
+    expect(mentionedAgents('story\\_writer', names)).toEqual([{ name: 'story_writer', count: 1 }]);
+    expect(mentionedAgents('Story writer', names)).toEqual([]);
+  });
+
+  it('treats regex characters in names literally', () => {
+    expect(mentionedAgents('a.b', ['a+b'])).toEqual([]);
+    expect(mentionedAgents('a+b', ['a+b'])).toEqual([{ name: 'a+b', count: 1 }]);
+  });
+
+  it('does not count a name inside a longer mentioned name (troupe names use -)', () => {
+    const names = ['reviewer', 'code-reviewer'];
+    expect(mentionedAgents('code-reviewer', names)).toEqual([{ name: 'code-reviewer', count: 1 }]);
+    expect(mentionedAgents('code-reviewer or reviewer', names)).toEqual([
+      { name: 'reviewer', count: 1 },
+      { name: 'code-reviewer', count: 1 },
+    ]);
+  });
+});
+
+describe('readSelection', () => {
+  const ctx = { participants, candidates: ['planner', 'reviewer'], previous: 'coder' };
+
+  it('accepts a reply that is exactly one candidate, quotes, backticks and punctuation around it ignored', () => {
+    for (const reply of ['reviewer', ' reviewer\n', "'reviewer'", '"reviewer".', '`reviewer`', '**reviewer**', '[reviewer]']) {
+      expect(readSelection(reply, ctx)).toEqual({ ok: true, speaker: 'reviewer' });
+    }
+  });
+
+  it('accepts a reply that mentions exactly one participant, a candidate', () => {
+    expect(readSelection('The next role is reviewer, to check the code.', ctx)).toEqual({ ok: true, speaker: 'reviewer' });
+    expect(readSelection('planner planner', ctx)).toEqual({ ok: true, speaker: 'planner' });
+  });
+
+  it('answers a reply that names no participant with AutoGen’s feedback, listing the candidates', () => {
+    const r = readSelection('The Reviewer should go next.', ctx);
+    expect(r).toEqual({ ok: false, feedback: SELECTOR_TEXTS.noName(['planner', 'reviewer']) });
+    expect(SELECTOR_TEXTS.noName(['planner', 'reviewer'])).toBe("No valid name was mentioned. Please select from: ['planner', 'reviewer'].");
+    expect(readSelection('', ctx)).toEqual(r);
+  });
+
+  it('answers a reply that names several participants with AutoGen’s feedback', () => {
+    expect(readSelection('reviewer, then planner', ctx)).toEqual({
+      ok: false,
+      feedback: "Expected exactly one name to be mentioned. Please select only one from: ['planner', 'reviewer'].",
+    });
+    // the previous speaker counts as a name too, as in AutoGen
+    expect(readSelection('After coder, reviewer', ctx)).toEqual({ ok: false, feedback: SELECTOR_TEXTS.several(['planner', 'reviewer']) });
+  });
+
+  it('answers a banned repeat of the previous speaker with AutoGen’s feedback', () => {
+    expect(readSelection('coder', ctx)).toEqual({
+      ok: false,
+      feedback: "Repeated speaker is not allowed, please select a different name from: ['planner', 'reviewer'].",
+    });
+  });
+
+  it('accepts the previous speaker when repeats are allowed (it is then a candidate)', () => {
+    expect(readSelection('coder', { participants, candidates: participants, previous: 'coder' })).toEqual({ ok: true, speaker: 'coder' });
+  });
+
+  it('refuses a participant that is not a candidate, unlike AutoGen, and lists the candidates', () => {
+    const narrowed = { participants, candidates: ['reviewer'], previous: 'coder' };
+    expect(readSelection('planner', narrowed)).toEqual({
+      ok: false,
+      feedback: "planner cannot be selected for this turn. Please select from: ['reviewer'].",
+    });
+    expect(readSelection('planner', narrowed)).toEqual({ ok: false, feedback: SELECTOR_TEXTS.notCandidate('planner', ['reviewer']) });
+  });
+});
+
+describe('selectorCandidates and fallbackSpeaker', () => {
+  it('removes the previous speaker unless repeats are allowed', () => {
+    expect(selectorCandidates(participants, 'coder', false)).toEqual(['planner', 'reviewer']);
+    expect(selectorCandidates(participants, 'coder', true)).toEqual(participants);
+    expect(selectorCandidates(participants, undefined, false)).toEqual(participants);
+  });
+
+  it('falls back to the participant after the previous speaker, cyclically', () => {
+    expect(fallbackSpeaker(participants, 'planner', false)).toBe('coder');
+    expect(fallbackSpeaker(participants, 'coder', false)).toBe('reviewer');
+    expect(fallbackSpeaker(participants, 'reviewer', false)).toBe('planner');
+    expect(fallbackSpeaker(participants, 'reviewer', true)).toBe('planner');
+  });
+
+  it('falls back to the first participant without a (known) previous speaker', () => {
+    expect(fallbackSpeaker(participants, undefined, false)).toBe('planner');
+    expect(fallbackSpeaker(participants, 'user', false)).toBe('planner');
+  });
+
+  it('comes back to the previous speaker only in a one-agent list with repeats allowed', () => {
+    expect(fallbackSpeaker(['solo'], 'solo', true)).toBe('solo');
+    expect(fallbackSpeaker(['solo'], 'solo', false)).toBe('solo');
+    expect(() => fallbackSpeaker([], undefined, false)).toThrow(RangeError);
+  });
+
+  it('says which agent speaks after a fallback', () => {
+    expect(SELECTOR_TEXTS.fallback(3, 'coder')).toBe('the selector named no valid speaker in 3 attempts; coder speaks next (list order)');
+  });
+});
+
+describe('renderSelectorPrompt', () => {
+  const roles = [
+    { name: 'planner', description: 'Plans the\n  work.' },
+    { name: 'coder', description: '  Writes\tcode ' },
+    { name: 'reviewer', description: '' },
+  ];
+
+  it('fills AutoGen’s default prompt: roles one per line, the candidates as a list, the history in blocks', () => {
+    const prompt = renderSelectorPrompt(DEFAULT_SELECTOR_PROMPT, {
+      roles,
+      participants: ['planner', 'reviewer'],
+      history: [
+        { agent: 'user', text: 'Write a sort.' },
+        { agent: 'coder', text: 'def sort(xs):\n    return sorted(xs)\n\n' },
+      ],
+    });
+    expect(prompt).toBe(
+      'You are in a role play game. The following roles are available:\n' +
+        'planner: Plans the work.\ncoder: Writes code\nreviewer:.\n' +
+        "Read the following conversation. Then select the next role from ['planner', 'reviewer'] to play. Only return the role.\n\n" +
+        'user: Write a sort.\n\ncoder: def sort(xs):\n    return sorted(xs)\n\n' +
+        "Read the above conversation. Then select the next role from ['planner', 'reviewer'] to play. Only return the role.\n",
+    );
+  });
+
+  it('fills each placeholder wherever it stands, once, and leaves unknown ones and text in messages as written', () => {
+    const prompt = renderSelectorPrompt('{participants} {unknown} {participants}\n{history}\n{ roles }', {
+      roles,
+      participants: ['coder'],
+      history: [{ agent: 'user', text: 'please list {roles} and {participants}' }],
+    });
+    expect(prompt).toBe("['coder'] {unknown} ['coder']\nuser: please list {roles} and {participants}\n{ roles }");
+  });
+
+  it('keeps the newest messages within the history budget and says how many it left out', () => {
+    const history = Array.from({ length: 10 }, (_, i) => ({ agent: `a${i}`, text: 'x'.repeat(96) }));
+    // each block is `aN: ` + 96 characters = 100, plus 2 for the blank line between blocks
+    const text = renderHistory(history, 350);
+    expect(text).toBe([SELECTOR_TEXTS.historyOmitted(7), ...[7, 8, 9].map((i) => `a${i}: ${'x'.repeat(96)}`)].join('\n\n'));
+    expect(renderHistory(history, 10_000).split('\n\n')).toHaveLength(10);
+    expect(SELECTOR_TEXTS.historyOmitted(1)).toBe('(1 earlier message left out)');
+  });
+
+  it('keeps the end of a newest message longer than the budget', () => {
+    const long = `${'a'.repeat(SELECTOR_HISTORY_CHARS)}THE END`;
+    const text = renderHistory([{ agent: 'old', text: 'hi' }, { agent: 'coder', text: long }]);
+    expect(text.startsWith(`${SELECTOR_TEXTS.historyOmitted(1)}\n\ncoder: …`)).toBe(true);
+    expect(text.endsWith('THE END')).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(SELECTOR_HISTORY_CHARS + 40);
+    // a cut never starts inside a surrogate pair
+    const emoji = renderHistory([{ agent: 'c', text: '😀'.repeat(100) }], 20);
+    expect(emoji).toMatch(/^c: …(😀)+$/u);
+  });
+});
