@@ -47,7 +47,7 @@ export function makeSelectSpeaker(clientFor: (input: { agent: string; model: Res
     const client = clientFor({ agent: SELECTOR_LIMITS.caller, model: input.model });
     const messages: ChatCompletionMessageParam[] = [
       { role: 'system', content: input.prompt },
-      { role: 'user', content: SELECTOR_TEXTS.ask },
+      { role: 'user', content: SELECTOR_TEXTS.ask(input.previous, input.candidates) },
     ];
     const { model } = input;
     let usage = NO_USAGE;

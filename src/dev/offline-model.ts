@@ -1,13 +1,17 @@
 /**
  * Serves troupe's built-in offline model over the OpenAI chat-completions HTTP API on localhost, so
  * the demo exercises the real agent activities (the `openai` package, HTTP, retries) with no API
- * key. The replies themselves come from `offline-replies.ts`.
+ * key. The replies themselves come from `offline-replies.ts`; its tool calls from `offline-tools.ts`
+ * (worker tools) and `offline-handoffs.ts` (`transfer_to_<target>`); a selector team's choices
+ * from `offline-selector.ts`. The `x-troupe-kind` header tells agent, judge, compaction and
+ * selector requests apart.
  */
 import * as http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { decodeHeaderValue, TROUPE_HEADERS } from '../core/llm/contract';
-import { OFFLINE_TEXTS, offlineReply, topicOf, type OfflineKind, type OfflineRequest } from './offline-replies';
+import { isTransferTool, offlineTransfer, type OfflineTransfer } from './offline-handoffs';
+import { agentNameOf, agentPromptOf, OFFLINE_TEXTS, offlineReply, topicOf, type OfflineKind, type OfflineRequest } from './offline-replies';
 import { offlineToolAnswer, offlineToolCalls, type OfflineToolRequest } from './offline-tools';
 
 /**
@@ -80,7 +84,7 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
         return send(400, apiError(`${OFFLINE_TEXTS.label} request body is not JSON`));
       }
       const rawKind = header(req, TROUPE_HEADERS.kind);
-      const kind: OfflineKind = rawKind === 'judge' || rawKind === 'compaction' ? rawKind : 'agent';
+      const kind: OfflineKind = rawKind === 'judge' || rawKind === 'compaction' || rawKind === 'selector' ? rawKind : 'agent';
       const messages = Array.isArray(body.messages)
         ? body.messages.map((m: { role?: unknown; content?: unknown }) => ({ role: String(m?.role ?? ''), content: text(m?.content) }))
         : [];
@@ -91,8 +95,11 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
         responseFormat: body.response_format,
       };
       const toolRequest = kind === 'agent' ? offlineToolRequest(request, body) : undefined;
-      const calls = toolRequest ? offlineToolCalls(toolRequest) : undefined;
-      const content = calls ? null : ((toolRequest && offlineToolAnswer(toolRequest)) ?? offlineReply(request));
+      // worker tools first; then, offered transfer tools, the model may hand off (offline-handoffs.ts)
+      const worked = toolRequest ? offlineToolCalls(toolRequest) : undefined;
+      const transfer = !worked && toolRequest ? transferOf(request, body) : undefined;
+      const calls = worked ?? (transfer ? [{ name: transfer.tool, arguments: { message: transfer.message } }] : undefined);
+      const content = worked ? null : (transfer?.text ?? (toolRequest && offlineToolAnswer(toolRequest)) ?? offlineReply(request));
       const toolCalls = calls?.map((c, i) => ({
         id: `call_offline_${n}_${i}`,
         type: 'function',
@@ -136,11 +143,27 @@ function apiError(message: string) {
   return { error: { message, type: 'invalid_request_error', param: null, code: null } };
 }
 
-/** The tool side of a request: the tools offered and the tool rounds so far (assistant calls, then their results). */
-function offlineToolRequest(request: OfflineRequest, body: Record<string, any>): OfflineToolRequest {
-  const tools = Array.isArray(body.tools)
-    ? body.tools.map((t: any) => ({ name: String(t?.function?.name ?? ''), parameters: t?.function?.parameters }))
+/** The offered tools of a request, each with its name, description and parameters. */
+function offeredTools(body: Record<string, any>): Array<{ name: string; description: string; parameters?: unknown }> {
+  return Array.isArray(body.tools)
+    ? body.tools.map((t: any) => ({ name: String(t?.function?.name ?? ''), description: String(t?.function?.description ?? ''), parameters: t?.function?.parameters }))
     : [];
+}
+
+/** The transfer of this reply, when transfer tools are offered and may be called (not on the closing call). */
+function transferOf(request: OfflineRequest, body: Record<string, any>): OfflineTransfer | undefined {
+  const transfers = offeredTools(body).filter(isTransferTool);
+  if (transfers.length === 0 || body.tool_choice === 'none') return undefined;
+  const view = agentPromptOf(request);
+  const user = request.messages.find((m) => m.role === 'user')?.content ?? '';
+  return offlineTransfer(agentNameOf(request), topicOf(user), view, transfers);
+}
+
+/** The tool side of a request: the worker tools offered (not transfers) and the tool rounds so far (assistant calls, then their results). */
+function offlineToolRequest(request: OfflineRequest, body: Record<string, any>): OfflineToolRequest {
+  const tools = offeredTools(body)
+    .filter((t) => !isTransferTool(t))
+    .map((t) => ({ name: t.name, parameters: t.parameters }));
   const rounds: OfflineToolRequest['rounds'] = [];
   const byId = new Map<string, { name: string; arguments: string; result: string }>();
   for (const m of Array.isArray(body.messages) ? body.messages : []) {

@@ -6,12 +6,19 @@
  *   and scores v1 → 60, v2 → 75, v3+ → 90, so a `score_gte: 85` loop ends after three rounds;
  * - a drafting agent (writer/author, or one that receives scored critiques) writes "Draft vK+1",
  *   K being the newest draft number in its prompt;
- * - a judge gets a valid `convergence_verdict`; compaction gets a short summary; anyone else a short
- *   answer naming the agent and the task.
+ * - a judge gets a valid `convergence_verdict`; compaction gets a short summary; a selector the
+ *   name of a candidate (`offline-selector.ts`); anyone else a short answer naming the agent and
+ *   the task (offered transfer tools, it may hand off first: `offline-handoffs.ts`);
+ * - an answer that closes work (after a human's answer, on work handed to it, or in a team once
+ *   every other member has spoken) ends with a `text_mention` stop word its instructions name, as
+ *   a model following them would.
  */
 
+import { readAgentPrompt, type AgentPromptView } from './offline-prompt';
+import { offlineSelection } from './offline-selector';
+
 /** Which troupe activity sent the request (the `x-troupe-kind` header). */
-export type OfflineKind = 'agent' | 'judge' | 'compaction';
+export type OfflineKind = 'agent' | 'judge' | 'compaction' | 'selector';
 
 /** What the reply logic reads from one chat-completions request. */
 export interface OfflineRequest {
@@ -46,6 +53,12 @@ export const OFFLINE_TEXTS = {
   ],
   answer: (agent: string, topic: string) =>
     `${agent}: here is my part of the work on "${topic}". I covered the key points briefly and handed on what the next step needs.`,
+  /** The answer that closes work handed to the agent, or a team's once every other member has spoken. */
+  closing: (agent: string, topic: string) =>
+    `${agent}: here is my answer on "${topic}": the key points are covered and nothing is left to hand on.`,
+  /** The answer after a human answered the agent's question (a transfer to `user`). */
+  answerAfterHuman: (agent: string, topic: string, answer: string) =>
+    `${agent}: thank you, with your answer ("${answer}") I can finish "${topic}". I covered the key points briefly.`,
   summary: (count: number) => `Summary of earlier turns: ${count} message(s) condensed; the latest draft and review are kept.`,
   verdict: (converged: boolean, why: string) => `${converged ? 'Converged' : 'Not converged yet'}: ${why}`,
 } as const;
@@ -70,6 +83,8 @@ export function offlineReply(req: OfflineRequest): string {
       return judgeReply(req);
     case 'compaction':
       return `${OFFLINE_TEXTS.label} ${OFFLINE_TEXTS.summary(Math.max(0, req.messages.length - 1))}`;
+    case 'selector':
+      return offlineSelection(req.messages);
     case 'agent':
       return agentReply(req);
     default: {
@@ -79,10 +94,16 @@ export function offlineReply(req: OfflineRequest): string {
   }
 }
 
+/** The agent a request is for: its header, else the name its prompt gives it. */
+export function agentNameOf(req: OfflineRequest): string {
+  const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
+  return req.agent || IDENTITY_RE.exec(system)?.[1] || 'agent';
+}
+
 function agentReply(req: OfflineRequest): string {
   const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
   const user = req.messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n');
-  const agent = req.agent || IDENTITY_RE.exec(system)?.[1] || 'agent';
+  const agent = agentNameOf(req);
   const schema = req.responseFormat?.type === 'json_schema' ? req.responseFormat.json_schema?.schema : undefined;
   if (schema !== undefined) return JSON.stringify(sampleFromSchema(schema, `${OFFLINE_TEXTS.label} ${agent}`));
   const latestDraft = maxNumber(user, DRAFT_RE);
@@ -90,7 +111,41 @@ function agentReply(req: OfflineRequest): string {
   if (DRAFTER_NAME_RE.test(agent) || maxNumber(user, SCORE_RE) !== undefined) {
     return draft((latestDraft ?? 0) + 1, topicOf(user));
   }
-  return `${OFFLINE_TEXTS.label} ${OFFLINE_TEXTS.answer(agent, topicOf(user))}`;
+  return answer(agent, topicOf(user), agentPromptOf(req));
+}
+
+/** The troupe prompt of an agent request: its system message and first user message. */
+export function agentPromptOf(req: OfflineRequest): AgentPromptView {
+  const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
+  return readAgentPrompt(system, req.messages.find((m) => m.role === 'user')?.content ?? '');
+}
+
+/** Characters of a human's answer quoted back. */
+const QUOTED_ANSWER_CHARS = 80;
+
+/** The short answer; one that closes work ends with the stop word its instructions name. */
+function answer(agent: string, topic: string, view: AgentPromptView): string {
+  const human = view.notes.find((n) => n.kind === 'human_answer');
+  const quoted = human && human.text.replace(/\s+/g, ' ').trim();
+  const closes = closesWork(view);
+  const text =
+    quoted !== undefined
+      ? OFFLINE_TEXTS.answerAfterHuman(agent, topic, quoted.length > QUOTED_ANSWER_CHARS ? `${quoted.slice(0, QUOTED_ANSWER_CHARS - 3)}...` : quoted)
+      : closes
+        ? OFFLINE_TEXTS.closing(agent, topic)
+        : OFFLINE_TEXTS.answer(agent, topic);
+  const stop = closes ? view.stopWords.find((w) => view.instructions.toLowerCase().includes(w.toLowerCase())) : undefined;
+  return `${OFFLINE_TEXTS.label} ${text}${stop !== undefined ? `\n${stop}` : ''}`;
+}
+
+/**
+ * Whether an answer closes the work: it follows a human's answer, or work handed to the agent
+ * (a handoff note; in a swarm, someone spoke before it), or every other team member has spoken.
+ */
+function closesWork(view: AgentPromptView): boolean {
+  if (view.notes.some((n) => n.kind === 'human_answer' || n.kind === 'handoff')) return true;
+  if (view.swarm && view.thread.some((e) => !e.self)) return true;
+  return view.members.length > 0 && view.members.every((m) => view.thread.some((e) => e.agent === m && !e.self));
 }
 
 function draft(k: number, topic: string): string {

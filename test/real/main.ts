@@ -22,14 +22,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { connectClient, queryTranscript, startRun } from '../../src/client';
+import { connectClient, queryStatus, queryTranscript, sendSignal, startRun } from '../../src/client';
 import { loadRoleConfig } from '../../src/core/config/load';
 import type { RunResult } from '../../src/core/ending/result';
 import type { TranscriptStep } from '../../src/core/state/state';
 import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer } from '../../src/dev/temporal-server';
 import { loadRoleFile } from '../../src/config-file';
 import { createWorker } from '../../src/worker';
-import { EXAMPLE_TASKS, GOAL_TASKS, SCHEMA_TASKS, TOOL_TASKS, examplePath, type RealTask, type Verdict } from './tasks';
+import { EXAMPLE_TASKS, GOAL_TASKS, SCHEMA_TASKS, TEAM_TASKS, TOOL_TASKS, examplePath, type RealTask, type Verdict } from './tasks';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -103,6 +103,21 @@ export function report(model: string, outcomes: Outcome[]): string {
   return lines.join('\n');
 }
 
+/** The run's result; each request it opens meanwhile gets `answer` (a transfer to the user), when the task has one. */
+async function resultAnswering(handle: Awaited<ReturnType<typeof startRun>>, answer: string | undefined): Promise<RunResult> {
+  const done = handle.result();
+  if (answer === undefined) return done;
+  let finished = false;
+  void done.then(() => (finished = true), () => (finished = true));
+  while (!finished) {
+    await Promise.race([done.catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]);
+    if (finished) break;
+    const status = await queryStatus(handle).catch(() => undefined);
+    for (const request of status?.pending ?? []) await sendSignal(handle, 'answer', { text: answer, requestId: request.id });
+  }
+  return done;
+}
+
 async function main(): Promise<number> {
   const baseUrl = process.env.TROUPE_REAL_BASE_URL;
   if (!baseUrl) {
@@ -112,7 +127,7 @@ async function main(): Promise<number> {
   const runs = Number(flag('runs') ?? 5);
   const only = flag('only')?.split(',');
   const timeoutMs = flag('timeout-ms') ? Number(flag('timeout-ms')) : undefined;
-  const all = [...EXAMPLE_TASKS, ...TOOL_TASKS, ...SCHEMA_TASKS, ...GOAL_TASKS].filter((t) => !only || only.includes(t.group) || only.includes(t.id));
+  const all = [...EXAMPLE_TASKS, ...TEAM_TASKS, ...TOOL_TASKS, ...SCHEMA_TASKS, ...GOAL_TASKS].filter((t) => !only || only.includes(t.group) || only.includes(t.id));
   const model = await modelName(baseUrl);
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const server = await startDevServer({ dynamicConfig: { ...FAST_LOCAL_DYNAMIC_CONFIG }, headless: true });
@@ -145,7 +160,7 @@ async function main(): Promise<number> {
         let result: RunResult | undefined;
         try {
           const handle = await startRun(client, { role: graph, task: task.task ?? graph.task ?? task.asks, taskQueue });
-          result = await handle.result();
+          result = await resultAnswering(handle, task.answer);
           const transcript: TranscriptStep[] = await queryTranscript(handle);
           verdict = task.check(result, transcript);
         } catch (e) {

@@ -20,7 +20,7 @@ export interface Verdict {
 export interface RealTask {
   /** Short id, also the group in the report (`tools`, `schema`, …). */
   id: string;
-  group: 'example' | 'tools' | 'schema' | 'goal';
+  group: 'example' | 'tools' | 'schema' | 'goal' | 'teams';
   /** What the task asks of the model, for the report. */
   asks: string;
   /** A role file under examples/, or an inline role. */
@@ -28,6 +28,8 @@ export interface RealTask {
   task?: string;
   /** Whether the worker needs examples/tools.yaml. */
   tools?: boolean;
+  /** The human's answer to each request the run opens (a transfer to the user): the suite sends it. */
+  answer?: string;
   check(result: RunResult, transcript: TranscriptStep[]): Verdict;
 }
 
@@ -63,6 +65,61 @@ export const EXAMPLE_TASKS: RealTask[] = [
     role: { file: 'research-with-tools.yaml' },
     tools: true,
     check: (r) => ({ ok: r.status !== 'failed' && (r.usage.toolCalls?.total ?? 0) > 0, note: `${ended(r)}; ${r.usage.toolCalls?.total ?? 0} tool calls` }),
+  },
+];
+
+const transfers = (t: TranscriptStep[]) => t.flatMap((s) => (s.handoff ? [`${s.agent}→${s.handoff.to}`] : []));
+
+/**
+ * Team tasks (docs/teams.md): handoffs must be made through the transfer tools, and a selector's
+ * first answer must name a valid speaker.
+ */
+export const TEAM_TASKS: RealTask[] = [
+  {
+    id: 'triage-swarm',
+    group: 'teams',
+    asks: 'triage transfers a billing request to billing, which answers and ends with TERMINATE',
+    role: { file: 'triage-swarm.yaml' },
+    answer: 'The invoice is INV-0342; both charges were 49 EUR on March 3.',
+    check: (r, t) => {
+      const made = transfers(t);
+      return { ok: made[0] === 'triage→billing', note: `${ended(r)}; transfers ${made.join(', ') || 'none'}` };
+    },
+  },
+  {
+    id: 'route-by-handoff',
+    group: 'teams',
+    asks: 'a router transfers a technical request to the right one of two agents',
+    role: {
+      yaml: `
+name: route
+model: { timeout_ms: 120000, max_tokens: 300 }
+agents:
+  router:
+    instructions: You route support requests. Transfer each request to the agent that handles it, with a one-line summary as the message.
+    handoffs: edges
+  billing: { description: Handles invoices, charges and refunds, instructions: Answer billing questions in two sentences. }
+  tech: { description: Fixes errors, crashes and logins, instructions: Answer technical questions in two sentences. }
+collaboration:
+  flow: [parent -> router, router -> billing, router -> tech, billing -> parent, tech -> parent]
+`,
+    },
+    task: 'The app crashes with error E42 every time I open the settings page.',
+    check: (r, t) => {
+      const made = transfers(t);
+      return { ok: made[0] === 'router→tech', note: `${ended(r)}; transfers ${made.join(', ') || 'none'}` };
+    },
+  },
+  {
+    id: 'selector-team',
+    group: 'teams',
+    asks: 'the selector names a valid speaker on its first attempt each turn',
+    role: { file: 'selector-team.yaml' },
+    check: (r, t) => {
+      const turns = t.filter((s) => s.selected);
+      const first = turns.filter((s) => s.selected!.attempts <= 1 && !s.selected!.fallback).length;
+      return { ok: turns.length > 0 && first === turns.length && r.status !== 'failed', note: `${ended(r)}; first-attempt choices ${first}/${turns.length}; speakers ${t.map((s) => s.agent).join(', ')}` };
+    },
   },
 ];
 

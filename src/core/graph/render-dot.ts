@@ -1,20 +1,30 @@
 /**
  * Graphviz DOT of a compiled graph: exit edges dashed into a `parent (orchestrator)` node, back
  * edges bold and marked ↺, `when` guards in the labels, loop groups as clusters titled with their
- * id and the hard cap. Pure.
+ * id and the hard cap; a team's handoffs dashed, a `user` node for transfers to a human, a
+ * selector team's `selector` hub (the arrows come from `render-arrows.ts`). Pure.
  */
-import { backEdgeSet, edgeText, nodeIds, RENDER_TEXT } from './render-labels';
+import { picturePlan, type PictureArrow, type TeamNode } from './render-arrows';
+import { nodeIds, RENDER_TEXT } from './render-labels';
 import { PARENT, type CompiledGraph } from './types';
 
 function q(text: string): string {
   return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
 }
 
+const LINES: Record<PictureArrow['line'], string[]> = { solid: [], dashed: ['style=dashed'], thick: ['style=bold', 'color="#1f6feb"'] };
+
+/** A team node's shape: the human an ellipse like the orchestrator, the selector a hexagon. */
+function teamNode(n: TeamNode): string {
+  const shape = n.id === 'selector' ? 'shape=hexagon, style=filled, fillcolor="#fff4d6"' : 'shape=ellipse, style=dashed';
+  return `${n.id} [label=${q(n.label)}, ${shape}];`;
+}
+
 /** Render `graph` as a DOT `digraph`. */
 export function renderDot(graph: CompiledGraph): string {
   const ids = nodeIds(graph);
-  const id = (n: string) => (n === PARENT ? PARENT : ids.get(n)!);
-  const back = backEdgeSet(graph);
+  const id = (n: string) => ids.get(n) ?? n;
+  const plan = picturePlan(graph);
   const lines = [
     `digraph ${q(graph.name)} {`,
     '  rankdir=TB;',
@@ -31,15 +41,11 @@ export function renderDot(graph: CompiledGraph): string {
     lines.push('  }');
   });
   for (const n of graph.nodes) if (!grouped.has(n)) lines.push(`  ${id(n)} [label=${q(n)}];`);
-  graph.edges.forEach((e, i) => {
-    const isBack = back.has(i);
-    const attrs: string[] = [];
-    const text = edgeText(e, isBack);
-    if (text) attrs.push(`label=${q(text)}`);
-    if (e.exit) attrs.push('style=dashed');
-    if (isBack) attrs.push('style=bold', 'color="#1f6feb"');
-    lines.push(`  ${id(e.from)} -> ${id(e.to)}${attrs.length ? ` [${attrs.join(', ')}]` : ''};`);
-  });
+  for (const n of plan.teamNodes) lines.push(`  ${teamNode(n)}`);
+  for (const a of plan.arrows) {
+    const attrs = [...(a.text ? [`label=${q(a.text)}`] : []), ...LINES[a.line]];
+    lines.push(`  ${id(a.from)} -> ${id(a.to)}${attrs.length ? ` [${attrs.join(', ')}]` : ''};`);
+  }
   lines.push('}');
   return `${lines.join('\n')}\n`;
 }

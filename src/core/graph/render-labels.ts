@@ -1,7 +1,7 @@
 /**
  * Short texts for pictures of the graph (`troupe graph`): condition labels for `when` guards (a
  * leaf's plugin gives its `label`, else its `describe`, else its key), edge labels, loop-group
- * titles. Pure.
+ * titles, the nodes and marks of dynamic teams. Pure.
  */
 import { pluginOf } from '../conditions/registry';
 import type { Condition } from '../conditions/types';
@@ -13,6 +13,14 @@ export const RENDER_TEXT = {
   backEdge: '↺ back edge',
   when: (d: string) => `when ${d}`,
   loopTitle: (g: LoopGroup, cap: number) => `loop ${g.id} · cap ${cap}`,
+  /** The mark of a route an agent chooses by a transfer tool, and the label of a transfer to `user`. */
+  handoff: 'handoff',
+  user: 'user (human)',
+  selector: 'selector',
+  /** The arrow into a selector team's hub: it chooses before every turn, up to the cap. */
+  eachTurn: (maxTurns: number) => `each turn · cap ${maxTurns} turns`,
+  /** The arrow to a swarm's first agent, which keeps the turn until it transfers. */
+  firstSpeaker: (maxTurns: number) => `first speaker · cap ${maxTurns} turns`,
 } as const;
 
 /** A one-line description of a condition for pictures, with matcher details (`critic score ≥ 85`); prompts use `conditions/describe.ts`. */
@@ -30,9 +38,12 @@ export function describeGuard(c: Condition): string {
   }
 }
 
-/** The label of an edge in a picture: its label, its `when` guard, and a back-edge mark. */
-export function edgeText(e: Edge, isBack: boolean): string {
-  return [e.label ?? '', e.when ? RENDER_TEXT.when(describeGuard(e.when)) : '', isBack ? RENDER_TEXT.backEdge : '']
+/**
+ * The label of an edge in a picture: its label, its `when` guard, a `handoff` mark when its agent
+ * may choose it by a transfer (`chosen`), and a back-edge mark.
+ */
+export function edgeText(e: Edge, isBack: boolean, chosen = false): string {
+  return [e.label ?? '', e.when ? RENDER_TEXT.when(describeGuard(e.when)) : '', chosen ? RENDER_TEXT.handoff : '', isBack ? RENDER_TEXT.backEdge : '']
     .filter(Boolean)
     .join(' · ');
 }

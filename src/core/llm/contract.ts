@@ -96,7 +96,7 @@ export interface SelectSpeakerInput {
   participants: string[];
   /** The names the model may choose, in list order (the previous speaker removed unless repeats are allowed). */
   candidates: string[];
-  /** The previous speaker, for the feedback on a repeat. */
+  /** The previous speaker: named in the question after the prompt, and in the feedback on a banned repeat. */
   previous?: string;
   /** Model calls before giving up (`selector.max_attempts`). */
   maxAttempts: number;

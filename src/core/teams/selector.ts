@@ -69,8 +69,14 @@ function nameList(names: readonly string[]): string {
 export const SELECTOR_TEXTS = {
   /** The candidates as `{participants}` and the feedback show them. */
   names: nameList,
-  /** The user message after the rendered prompt (the prompt is the system message). */
-  ask: 'Select the next speaker.',
+  /**
+   * The user message after the rendered prompt (the prompt is the system message). Naming who just
+   * spoke cut Qwen2.5-Coder 1.5B's invalid first replies from 7–9 in 100 to 3, mostly repeats of
+   * the previous speaker (BENCHMARKS.md, "Selector prompt"); some models answer only a user turn.
+   */
+  ask: (previous: string | undefined, candidates: readonly string[]) =>
+    `${previous !== undefined ? `${previous} just spoke. ` : ''}Which role should act next to move the task forward? ` +
+    `Reply with only the role name, one of ${nameList(candidates)}.`,
   /** Feedback: the reply names no participant (AutoGen's text). */
   noName: (candidates: readonly string[]) => `No valid name was mentioned. Please select from: ${nameList(candidates)}.`,
   /** Feedback: the reply names several participants (AutoGen's text). */

@@ -45,7 +45,7 @@ describe('selectSpeaker', () => {
     expect(seen).toHaveLength(3);
     const first = [
       { role: 'system', content: input.prompt },
-      { role: 'user', content: SELECTOR_TEXTS.ask },
+      { role: 'user', content: "coder just spoke. Which role should act next to move the task forward? Reply with only the role name, one of ['planner', 'reviewer']." },
     ];
     expect(seen[0]!.body.messages).toEqual(first);
     const afterOne = [
@@ -108,6 +108,7 @@ describe('selectSpeaker', () => {
     expect(body.model).toBe('tiny');
     expect(body.max_tokens).toBe(SELECTOR_LIMITS.maxTokens);
     expect('temperature' in body).toBe(false);
+    expect(body.messages[1].content).toBe(SELECTOR_TEXTS.ask('coder', ['planner', 'reviewer']));
   });
 
   it('fails like the other LLM activities on an HTTP error, naming the selector and its timeout setting', async () => {

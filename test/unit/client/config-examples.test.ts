@@ -5,7 +5,7 @@ import { formatIssue } from '../../../src/core/config/issues';
 import { loadToolsFile } from '../../../src/tools';
 
 const dir = path.join(__dirname, '..', '..', '..', 'examples');
-const MINE = ['review-loop.yaml', 'pipeline.yaml', 'star.yaml', 'custom-flow.yaml', 'hybrid.yaml', 'round-robin.yaml'];
+const MINE = ['review-loop.yaml', 'pipeline.yaml', 'star.yaml', 'custom-flow.yaml', 'hybrid.yaml', 'round-robin.yaml', 'triage-swarm.yaml', 'selector-team.yaml'];
 const load = (f: string) => loadRoleFile(path.join(dir, f));
 
 describe('examples/', () => {
@@ -68,6 +68,30 @@ describe('examples/', () => {
     expect(g.context).toBe('thread');
     expect(g.termination).toEqual({ anyOf: [{ kind: 'max_messages', n: 10 }], allOf: [] });
     expect(g.maxIterations).toBe(4);
+  });
+
+  it('triage-swarm is a swarm with no edges but handoffs: triage first, a user handoff, ending on a specialist\'s TERMINATE or 8 messages', () => {
+    const g = load('triage-swarm.yaml').graph!;
+    expect(g.topology).toBe('swarm');
+    expect(g.entry).toEqual(['triage']);
+    expect(g.edges.filter((e) => e.from !== 'parent').every((e) => e.handoff)).toBe(true);
+    expect(g.agents.triage.handoffs).toEqual(['billing', 'tech', 'user']);
+    expect(g.agents.billing.handoffs).toContain('user');
+    expect(g.termination.anyOf).toEqual([
+      { kind: 'text_mention', text: 'TERMINATE', sources: ['billing', 'tech'] },
+      { kind: 'max_messages', n: 8 },
+    ]);
+    expect(g.maxTurns).toBe(8);
+  });
+
+  it('selector-team is AutoGen\'s SelectorGroupChat of planner, coder and reviewer: max_turns 9, ends when the reviewer approves', () => {
+    const g = load('selector-team.yaml').graph!;
+    expect(g.topology).toBe('selector');
+    expect(g.nodes).toEqual(['planner', 'coder', 'reviewer']);
+    expect(g.maxTurns).toBe(9);
+    expect(g.selector).toMatchObject({ allowRepeatedSpeaker: false, maxAttempts: 3 });
+    expect(g.termination.anyOf).toEqual([{ kind: 'text_mention', text: 'APPROVE', sources: ['reviewer'] }]);
+    for (const n of g.nodes) expect(g.agents[n].description).toBeTruthy();
   });
 
   it('examples/README.md has a row for each example', () => {

@@ -135,6 +135,13 @@ describe('selectorCandidates and fallbackSpeaker', () => {
     expect(() => fallbackSpeaker([], undefined, false)).toThrow(RangeError);
   });
 
+  it('asks for the next role after the prompt, naming who just spoke', () => {
+    expect(SELECTOR_TEXTS.ask(undefined, ['planner', 'coder'])).toBe(
+      "Which role should act next to move the task forward? Reply with only the role name, one of ['planner', 'coder'].",
+    );
+    expect(SELECTOR_TEXTS.ask('coder', ['planner'])).toMatch(/^coder just spoke\. Which role/);
+  });
+
   it('says which agent speaks after a fallback', () => {
     expect(SELECTOR_TEXTS.fallback(3, 'coder')).toBe('the selector named no valid speaker in 3 attempts; coder speaks next (list order)');
   });
