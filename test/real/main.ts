@@ -1,7 +1,8 @@
 /**
- * `npm run test:real`: the examples and a set of tool, output-schema and goal tasks run against a
- * real LLM, reporting per task whether the model did what troupe's prompt asked (a tool called, a
- * schema valid on the first call, the run ending for the expected reason). Not part of `npm test`:
+ * `npm run test:real`: the examples and a set of team, tool, output-schema and goal tasks run
+ * against a real LLM, reporting per task whether the model did what troupe's prompt asked (a
+ * transfer made, a tool called, a schema valid on the first call, the run ending for the expected
+ * reason). A task's transfer to the user is answered by the suite with the task's `answer`. Not part of `npm test`:
  * a small local model answers at ~20 tokens/s on a laptop CPU, so the suite takes tens of minutes.
  *
  * It needs an OpenAI-compatible endpoint of a model that supports tool calls, given as

@@ -1,22 +1,10 @@
 import { defineRole, RoleConfigError } from '../../../../src/core/config/define';
 import { evaluateTermination } from '../../../../src/core/conditions/evaluate';
 import { clearRegisteredConditions, registerCondition } from '../../../../src/core/conditions/registry';
-import type { TerminationView } from '../../../../src/core/conditions/view';
+import { view } from '../../fixtures/termination-view';
 
 afterEach(() => clearRegisteredConditions());
 
-const view = (over: Partial<TerminationView> = {}): TerminationView => ({
-  roundActiveMs: 0,
-  loopCounters: {},
-  hashes: {},
-  latest: {},
-  verdicts: {},
-  latches: {},
-  signals: [],
-  messages: 0,
-  usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-  ...over,
-});
 
 describe('the typed API', () => {
   it('defineRole compiles a swarm with handoffs and a selector team, as the YAML loader does', () => {
