@@ -1,0 +1,141 @@
+/**
+ * Nested teams (docs/teams.md, "Nested teams"), through the real workflow, worker and HTTP stub: a
+ * team agent runs its role as a Temporal child workflow `<parent id>/<agent>-<n>`; its finalText is
+ * the agent's result and its usage counts in the parent's; a child that fails fails the parent,
+ * naming the agent; cancelling the parent cancels the child; a child's approval is answered through
+ * the parent's id with the CLI.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { loadRoleFile } from '../../src/config-file';
+import type { CompiledGraph } from '../../src/core/graph/types';
+import type { RunResult } from '../../src/core/ending/result';
+import type { TranscriptStep } from '../../src/core/state/state';
+import { transcriptQuery } from '../../src/workflows/messages';
+import { troupe } from '../helpers/cli';
+import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
+
+const RESEARCH = (extra = '') => `
+name: research-team
+agents:
+  searcher: { instructions: "Search." }
+  summarizer: { instructions: "Summarize." }
+collaboration:
+  topology: pipeline
+  agents: [searcher, summarizer]
+${extra}`;
+
+const PARENT = `
+name: report
+agents:
+  research: { description: Researches the question, team: ./research-team.yaml }
+  writer: { instructions: "Write the report." }
+collaboration:
+  topology: pipeline
+  agents: [research, writer]
+`;
+
+describe('a nested team', () => {
+  let h: Harness;
+  let dir: string;
+  beforeAll(async () => {
+    h = await startHarness();
+    process.env.TROUPE_TASK_QUEUE = h.worker.taskQueue;
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-nested-'));
+  });
+  afterAll(async () => {
+    delete process.env.TROUPE_TASK_QUEUE;
+    fs.rmSync(dir, { recursive: true, force: true });
+    await h?.close();
+  });
+  beforeEach(() => h.stub.reset());
+
+  /** The parent's graph, loaded through the file loader with the team file beside it. */
+  function load(team: string, parent = PARENT): CompiledGraph {
+    fs.writeFileSync(path.join(dir, 'research-team.yaml'), team);
+    fs.writeFileSync(path.join(dir, 'role.yaml'), parent);
+    const r = loadRoleFile(path.join(dir, 'role.yaml'));
+    expect(r.errors).toEqual([]);
+    return r.graph!;
+  }
+
+  test('completes as a child workflow: its finalText flows on, its usage counts in the parent, the UI links them', async () => {
+    const handle = await h.start(load(RESEARCH()), { task: 'Is tea good?' });
+    const r = await handle.result();
+    expect(r).toMatchObject({ status: 'completed', finalText: 'writer reply 1' });
+    expect(h.stub.requestsFor('searcher')[0].prompt).toContain('Is tea good?');
+    expect(h.stub.requestsFor('writer')[0].prompt).toContain('summarizer reply 1');
+    // three model calls in all, two of them the team's
+    expect(r.usage.agentCalls).toBe(3);
+    expect(r.usage.llmRequests).toBe(3);
+    expect(r.usage.byAgent.research.calls).toBe(1);
+    expect(r.usage.totalTokens).toBe(r.usage.byAgent.research.totalTokens + r.usage.byAgent.writer.totalTokens);
+    expect(r.usage.byAgent.research.totalTokens).toBeGreaterThan(0);
+
+    const childId = `${handle.workflowId}/research-1`;
+    const child = h.client.workflow.getHandle(childId);
+    const described = await child.describe();
+    expect(described.type).toBe('troupeRun');
+    expect(described.parentExecution?.workflowId).toBe(handle.workflowId);
+    expect(described.taskQueue).toBe(h.worker.taskQueue);
+    const childResult = (await child.result()) as RunResult;
+    expect(childResult).toMatchObject({ status: 'completed', finalText: 'summarizer reply 1' });
+    expect(r.usage.byAgent.research.totalTokens).toBe(childResult.usage.totalTokens);
+    const steps: TranscriptStep[] = await handle.query(transcriptQuery);
+    expect(steps.find((s) => s.agent === 'research')?.team).toBe(childId);
+  });
+
+  test('that fails fails the parent, naming the agent and the child', async () => {
+    h.stub.script('summarizer', [{ status: 400, errorMessage: 'bad request' }]);
+    const handle = await h.start(load(RESEARCH()));
+    const r = await handle.result();
+    expect(r.status).toBe('failed');
+    expect(r.reason).toBe('team_failed');
+    expect(r.reasonText).toContain('team agent research ended failed');
+    expect(r.reasonText).toContain(`${handle.workflowId}/research-1`);
+    expect(h.stub.hits('writer')).toBe(0);
+  });
+
+  test('is cancelled with its parent', async () => {
+    h.stub.script('searcher', [{ hang: true }]);
+    const handle = await h.start(load(RESEARCH()));
+    const status = await waitForStatus(handle, (s) => (s.children?.length ?? 0) > 0);
+    expect(status.children).toEqual([{ agent: 'research', workflowId: `${handle.workflowId}/research-1` }]);
+    const child = h.client.workflow.getHandle(`${handle.workflowId}/research-1`);
+    await waitForStatus(child, (s) => s.inFlight.includes('searcher'));
+    await handle.cancel();
+    const r = await handle.result();
+    expect(r.status).toBe('cancelled');
+    const childResult = (await child.result()) as RunResult;
+    expect(childResult.status).toBe('cancelled');
+  });
+
+  test("stops with its parent's stop", async () => {
+    h.stub.script('searcher', [{ delayMs: 1500 }]);
+    const handle = await h.start(load(RESEARCH()));
+    await waitForStatus(handle, (s) => (s.children?.length ?? 0) > 0);
+    const child = h.client.workflow.getHandle(`${handle.workflowId}/research-1`);
+    await waitForStatus(child, (s) => s.inFlight.includes('searcher'));
+    expect((await troupe('stop', handle.workflowId)).code).toBe(0);
+    const r = await handle.result();
+    expect(r).toMatchObject({ status: 'cancelled', reason: 'user_stop' });
+    expect(((await child.result()) as RunResult).reason).toBe('user_stop');
+    expect(h.stub.hits('summarizer')).toBe(0);
+  });
+
+  test("a child's approval shows in the parent's status and is answered through the parent's id", async () => {
+    const handle = await h.start(load(RESEARCH('approval: { before_exit: true }\n')));
+    const childId = `${handle.workflowId}/research-1`;
+    const child = h.client.workflow.getHandle(childId);
+    await waitForStatus(child, (s) => s.pending.length > 0);
+    const shown = await troupe('status', handle.workflowId);
+    expect(shown.stdout).toContain(childId);
+    expect(shown.stdout).toContain('r1');
+    const approved = await troupe('approve', handle.workflowId);
+    expect(approved.code).toBe(0);
+    const r = await handle.result();
+    expect(r).toMatchObject({ status: 'completed', finalText: 'writer reply 1' });
+    expect(((await child.result()) as RunResult).status).toBe('completed');
+  });
+});
