@@ -7,6 +7,7 @@
  * (`core/teams/nested.ts`).
  */
 import { CancellationScope, CancelledFailure, ParentClosePolicy, startChild } from '@temporalio/workflow';
+import { recordTeamRun } from '../core/budgets/ledger';
 import type { RunEnd, RunResult } from '../core/ending/result';
 import type { AgentCallResult } from '../core/llm/contract';
 import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
@@ -51,7 +52,10 @@ export async function teamCall(run: Run, item: WaveItem, label: string): Promise
     const result = (await handle.result()) as RunResult;
     // a child the parent cancelled or stopped is no failure: the parent ends as it was told to
     if (result.status === 'cancelled' && (CancellationScope.current().consideredCancelled || state.stop)) throw new CancelledFailure(result.reasonText);
-    return teamOutcome(item.agent, result);
+    const outcome = teamOutcome(item.agent, result);
+    // a failed child's usage still counts: the parent's result says what the run spent
+    if (!outcome.ok) recordTeamRun(state.usage, { agent: item.agent, round: state.round.round, usage: result.usage });
+    return outcome;
   } finally {
     run.children = run.children.filter((c) => c !== child);
     done();

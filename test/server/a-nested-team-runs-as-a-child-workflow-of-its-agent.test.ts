@@ -124,6 +124,50 @@ describe('a nested team', () => {
     expect(h.stub.hits('summarizer')).toBe(0);
   });
 
+  test("is cancelled by the parent's round timeout_ms like any call in flight", async () => {
+    h.stub.script('searcher', [{ hang: true }]);
+    const parent = PARENT + '  termination: { any_of: [ { timeout_ms: 800 } ] }\n';
+    const handle = await h.start(load(RESEARCH(), parent));
+    const r = await handle.result();
+    expect(r).toMatchObject({ status: 'exhausted', reason: 'timeout' });
+    expect(((await h.client.workflow.getHandle(`${handle.workflowId}/research-1`).result()) as RunResult).status).toBe('cancelled');
+    expect(h.stub.hits('writer')).toBe(0);
+  });
+
+  test("pauses and resumes with its parent", async () => {
+    h.stub.script('searcher', [{ delayMs: 1000 }]);
+    const handle = await h.start(load(RESEARCH()));
+    await waitForStatus(handle, (s) => (s.children?.length ?? 0) > 0);
+    const child = h.client.workflow.getHandle(`${handle.workflowId}/research-1`);
+    expect((await troupe('pause', handle.workflowId)).code).toBe(0);
+    await waitForStatus(child, (s) => s.phase === 'paused');
+    // the child holds its next wave while paused
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(h.stub.hits('summarizer')).toBe(0);
+    expect((await troupe('resume', handle.workflowId)).code).toBe(0);
+    expect(await handle.result()).toMatchObject({ status: 'completed', finalText: 'writer reply 1' });
+  });
+
+  test("starts with the parent's remaining budgets as its caps", async () => {
+    const parent = PARENT.replace('agents: [research, writer]', 'agents: [intro, research, writer]').replace(
+      '  writer:',
+      '  intro: { instructions: "Introduce." }\n  writer:',
+    ) + 'budget: { max_agent_calls: 3 }\n';
+    const team = RESEARCH().replace('agents: [searcher, summarizer]', 'agents: [searcher, summarizer, checker]').replace(
+      '  summarizer:',
+      '  checker: { instructions: "Check." }\n  summarizer:',
+    );
+    const handle = await h.start(load(team, parent));
+    const r = await handle.result();
+    // one call spent by intro leaves the team two: it stops before its checker
+    const child = (await h.client.workflow.getHandle(`${handle.workflowId}/research-1`).result()) as RunResult;
+    expect(child).toMatchObject({ status: 'budget_exceeded', reason: 'max_turns_exceeded' });
+    expect(child.usage.agentCalls).toBe(2);
+    expect(h.stub.hits('checker')).toBe(0);
+    expect(r).toMatchObject({ status: 'failed', reason: 'team_failed' });
+    expect(r.usage.agentCalls).toBe(3);
+  });
+
   test("a child's approval shows in the parent's status and is answered through the parent's id", async () => {
     const handle = await h.start(load(RESEARCH('approval: { before_exit: true }\n')));
     const childId = `${handle.workflowId}/research-1`;
