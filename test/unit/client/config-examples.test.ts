@@ -5,7 +5,7 @@ import { formatIssue } from '../../../src/core/config/issues';
 import { loadToolsFile } from '../../../src/tools';
 
 const dir = path.join(__dirname, '..', '..', '..', 'examples');
-const MINE = ['review-loop.yaml', 'pipeline.yaml', 'star.yaml', 'custom-flow.yaml', 'hybrid.yaml', 'round-robin.yaml'];
+const MINE = ['review-loop.yaml', 'pipeline.yaml', 'star.yaml', 'custom-flow.yaml', 'hybrid.yaml', 'round-robin.yaml', 'research-team.yaml', 'nested-team.yaml'];
 const load = (f: string) => loadRoleFile(path.join(dir, f));
 
 describe('examples/', () => {
@@ -68,6 +68,13 @@ describe('examples/', () => {
     expect(g.context).toBe('thread');
     expect(g.termination).toEqual({ anyOf: [{ kind: 'max_messages', n: 10 }], allOf: [] });
     expect(g.maxIterations).toBe(4);
+  });
+
+  it('nested-team runs research-team.yaml as its research agent', () => {
+    const g = load('nested-team.yaml').graph!;
+    expect(g.agents.research.team?.file).toBe('./research-team.yaml');
+    expect(g.agents.research.team?.graph).toEqual(load('research-team.yaml').graph);
+    expect(g.nodes).toEqual(['research', 'writer']);
   });
 
   it('examples/README.md has a row for each example', () => {
