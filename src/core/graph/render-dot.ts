@@ -1,13 +1,20 @@
 /**
  * Graphviz DOT of a compiled graph: exit edges dashed into a `parent (orchestrator)` node, back
  * edges bold and marked ↺, `when` guards in the labels, loop groups as clusters titled with their
- * id and the hard cap. Pure.
+ * id and the hard cap, a team agent as a 3-D box naming its file and its team's agents. Pure.
  */
 import { backEdgeSet, edgeText, nodeIds, RENDER_TEXT } from './render-labels';
 import { PARENT, type CompiledGraph } from './types';
 
 function q(text: string): string {
   return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
+}
+
+/** A node's attributes: its name, or for a team agent its name, its file and its team's agents, drawn as a box3d. */
+function nodeAttrs(graph: CompiledGraph, n: string): string {
+  const team = graph.agents[n]?.team;
+  if (!team) return `label=${q(n)}`;
+  return `label=${q(`${RENDER_TEXT.team(n, team.file)}\n${team.graph.nodes.join(' → ')}`)}, shape=box3d`;
 }
 
 /** Render `graph` as a DOT `digraph`. */
@@ -25,12 +32,12 @@ export function renderDot(graph: CompiledGraph): string {
   graph.loopGroups.forEach((g, i) => {
     lines.push(`  subgraph cluster_loop${i} {`, `    label=${q(RENDER_TEXT.loopTitle(g, graph.maxIterations))};`, '    style=dashed;');
     for (const n of g.nodes) {
-      lines.push(`    ${id(n)} [label=${q(n)}];`);
+      lines.push(`    ${id(n)} [${nodeAttrs(graph, n)}];`);
       grouped.add(n);
     }
     lines.push('  }');
   });
-  for (const n of graph.nodes) if (!grouped.has(n)) lines.push(`  ${id(n)} [label=${q(n)}];`);
+  for (const n of graph.nodes) if (!grouped.has(n)) lines.push(`  ${id(n)} [${nodeAttrs(graph, n)}];`);
   graph.edges.forEach((e, i) => {
     const isBack = back.has(i);
     const attrs: string[] = [];

@@ -13,6 +13,8 @@ export const RENDER_TEXT = {
   backEdge: '↺ back edge',
   when: (d: string) => `when ${d}`,
   loopTitle: (g: LoopGroup, cap: number) => `loop ${g.id} · cap ${cap}`,
+  /** A team agent (docs/teams.md, "Nested teams"): its name and its file. */
+  team: (agent: string, file: string) => `${agent} · team ${file}`,
 } as const;
 
 /** A one-line description of a condition for pictures, with matcher details (`critic score ≥ 85`); prompts use `conditions/describe.ts`. */

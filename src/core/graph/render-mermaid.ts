@@ -1,13 +1,34 @@
 /**
  * Mermaid flowchart of a compiled graph: exit edges dashed into a `parent (orchestrator)` node,
  * back edges thick and marked ↺, `when` guards in the labels, loop groups as subgraphs titled
- * with their id and the hard cap. Pure.
+ * with their id and the hard cap, a team agent as a subgraph of its team's agents and their edges
+ * (docs/teams.md, "Nested teams"). Pure.
  */
 import { backEdgeSet, edgeText, nodeIds, RENDER_TEXT } from './render-labels';
 import { PARENT, type CompiledGraph } from './types';
 
 function q(text: string): string {
   return `"${text.replace(/"/g, '#quot;').replace(/</g, '#lt;').replace(/>/g, '#gt;')}"`;
+}
+
+/**
+ * A team agent as a subgraph (`<id>_team`, which the parent's edges reach) holding its team's agents
+ * and the edges between them, nested teams again as subgraphs; ids are prefixed with the agent's.
+ */
+function teamLines(graph: CompiledGraph, agent: string, prefix: string, indent: string): string[] {
+  const team = graph.agents[agent].team!;
+  const inner = team.graph;
+  const ids = nodeIds(inner);
+  const id = (n: string) => `${prefix}_${ids.get(n)!}`;
+  const lines = [`${indent}subgraph ${prefix}_team [${q(RENDER_TEXT.team(agent, team.file))}]`];
+  for (const n of inner.nodes) {
+    if (inner.agents[n]?.team) lines.push(...teamLines(inner, n, id(n), `${indent}  `));
+    else lines.push(`${indent}  ${id(n)}[${q(n)}]`);
+  }
+  const end = (n: string) => (inner.agents[n]?.team ? `${id(n)}_team` : id(n));
+  for (const e of inner.edges) if (e.from !== PARENT && e.to !== PARENT) lines.push(`${indent}  ${end(e.from)} --> ${end(e.to)}`);
+  lines.push(`${indent}end`);
+  return lines;
 }
 
 /** Render `graph` as a Mermaid `flowchart TD`. */
@@ -17,21 +38,25 @@ export function renderMermaid(graph: CompiledGraph): string {
   const back = backEdgeSet(graph);
   const lines = ['flowchart TD', `  %% troupe graph "${graph.name}"${graph.topology ? ` (topology ${graph.topology})` : ''}`];
   lines.push(`  ${PARENT}([${q(RENDER_TEXT.parent)}])`);
+  const teams = new Set(graph.nodes.filter((n) => graph.agents[n]?.team));
   const grouped = new Set<string>();
   graph.loopGroups.forEach((g, i) => {
     lines.push(`  subgraph loop${i} [${q(RENDER_TEXT.loopTitle(g, graph.maxIterations))}]`);
     for (const n of g.nodes) {
-      lines.push(`    ${id(n)}[${q(n)}]`);
+      if (teams.has(n)) lines.push(...teamLines(graph, n, id(n), '    '));
+      else lines.push(`    ${id(n)}[${q(n)}]`);
       grouped.add(n);
     }
     lines.push('  end');
   });
-  for (const n of graph.nodes) if (!grouped.has(n)) lines.push(`  ${id(n)}[${q(n)}]`);
+  for (const n of graph.nodes) if (!grouped.has(n) && !teams.has(n)) lines.push(`  ${id(n)}[${q(n)}]`);
+  for (const n of teams) if (!grouped.has(n)) lines.push(...teamLines(graph, n, id(n), '  '));
   graph.edges.forEach((e, i) => {
     const isBack = back.has(i);
     const arrow = e.exit ? '-.->' : isBack ? '==>' : '-->';
     const text = edgeText(e, isBack);
-    lines.push(`  ${id(e.from)} ${arrow}${text ? `|${q(text)}|` : ''} ${id(e.to)}`);
+    const end = (n: string) => (teams.has(n) ? `${id(n)}_team` : id(n));
+    lines.push(`  ${end(e.from)} ${arrow}${text ? `|${q(text)}|` : ''} ${end(e.to)}`);
   });
   return `${lines.join('\n')}\n`;
 }
