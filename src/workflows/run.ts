@@ -153,7 +153,7 @@ async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract
             ? undefined
             : (messagesWithoutCompaction(run, item, notes) ?? (await prepareMessages(run, item, notes)));
           if (!prepared) {
-            const team = await teamCall(run, item, teamLabel(run, item));
+            const team = await teamCall(run, item, teamLabel(run, item), notes);
             if (team.ok) outcomes.push({ item, result: team.result });
             else failure = team.end;
           } else if (!prepared.ok) failure = prepared.end;

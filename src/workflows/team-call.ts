@@ -13,6 +13,7 @@ import type { AgentCallResult } from '../core/llm/contract';
 import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
 import { activeMs } from '../core/state/clock';
 import { childGraph, childWorkflowId, teamOutcome, teamTask } from '../core/teams/nested';
+import type { PromptNote } from '../core/prompts/build';
 import type { WaveItem } from '../core/waves/types';
 import type { Run } from './execution';
 import { WORKFLOW_TYPE } from './messages';
@@ -25,17 +26,17 @@ export function teamLabel(run: Run, item: WaveItem): string {
 }
 
 /**
- * Run `item`'s team as a child workflow: its result as the agent's, or the end of the parent's failed
+ * Run `item`'s team as a child workflow (its task: the agent's input and `notes`): its result as the agent's, or the end of the parent's failed
  * dispatch when the child ended other than completed or exhausted. Throws a cancellation when the
  * child ended cancelled because the parent cancelled or stopped it.
  */
-export async function teamCall(run: Run, item: WaveItem, label: string): Promise<{ ok: true; result: AgentCallResult } | { ok: false; end: RunEnd }> {
+export async function teamCall(run: Run, item: WaveItem, label: string, notes: PromptNote[]): Promise<{ ok: true; result: AgentCallResult } | { ok: false; end: RunEnd }> {
   const { graph, state } = run;
   const team = graph.agents[item.agent].team!;
   const runs = (state.teamRuns ??= {});
   const n = (runs[item.agent] = (runs[item.agent] ?? 0) + 1);
   const workflowId = childWorkflowId(state.workflowId, item.agent, n);
-  const input = { graph: childGraph(team.graph, graph, state.usage, activeMs(state, Date.now())), task: teamTask(state.task, item.triggers) };
+  const input = { graph: childGraph(team.graph, graph, state.usage, activeMs(state, Date.now())), task: teamTask(state.task, item.triggers, notes) };
   const child: Run['children'][number] = { agent: item.agent, workflowId };
   run.children.push(child);
   const done = running(run, { kind: 'agent', agent: item.agent, label });

@@ -38,7 +38,7 @@ export async function dispatchWave(run: Run, items: WaveItem[], options: Dispatc
   const one = async (item: WaveItem, index: number, cancelSiblings: () => void): Promise<void> => {
     try {
       if (run.graph.agents[item.agent].team) {
-        const team = await teamCall(run, item, teamLabel(run, item));
+        const team = await teamCall(run, item, teamLabel(run, item), notesFor[index]);
         if (team.ok) settled[index] = { item, result: team.result };
         else {
           failure ??= team.end;

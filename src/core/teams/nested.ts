@@ -9,6 +9,7 @@ import type { RunEnd, RunResult } from '../ending/result';
 import type { CompiledBudget, CompiledGraph } from '../graph/types';
 import type { AgentCallResult } from '../llm/contract';
 import type { UsageLedger } from '../budgets/ledger';
+import { notesSection, type PromptNote } from '../prompts/build';
 import type { Trigger } from '../waves/types';
 
 /** The workflow id of `agent`'s `n`-th team run (from 1) in the run `parentId`. */
@@ -16,12 +17,16 @@ export function childWorkflowId(parentId: string, agent: string, n: number): str
   return `${parentId}/${agent}-${n}`;
 }
 
-/** The task a team is given: the outputs that triggered its agent, else (triggered by parent) the parent's task. */
-export function teamTask(parentTask: string, triggers: readonly Trigger[]): string {
+/**
+ * The task a team is given: the outputs that triggered its agent, else (triggered by parent) the
+ * parent's task; then the dispatch's notes (a human's answer or message, a check's retry prompt),
+ * as the agent's prompt would have them.
+ */
+export function teamTask(parentTask: string, triggers: readonly Trigger[], notes: readonly PromptNote[] = []): string {
   const outputs = triggers.filter((t) => t.from !== 'parent');
-  if (outputs.length === 0) return parentTask;
-  if (outputs.length === 1) return outputs[0].text;
-  return outputs.map((t) => `## ${t.from}\n\n${t.text}`).join('\n\n');
+  const input = outputs.length === 0 ? parentTask : outputs.length === 1 ? outputs[0].text : outputs.map((t) => `## ${t.from}\n\n${t.text}`).join('\n\n');
+  const noted = notesSection(notes);
+  return noted === '' ? input : `${input}\n\n${noted}`;
 }
 
 /** The smaller of two optional limits. */

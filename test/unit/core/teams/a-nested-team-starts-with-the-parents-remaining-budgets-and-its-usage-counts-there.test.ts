@@ -42,6 +42,12 @@ describe('a team run', () => {
     expect(teamTask('t', [{ from: 'a', text: 'A' }, { from: 'b', text: 'B' }])).toBe('## a\n\nA\n\n## b\n\nB');
   });
 
+  it("carries the dispatch's notes after its input, as the agent's prompt would", () => {
+    const task = teamTask('t', [{ from: 'planner', text: 'the plan' }], [{ kind: 'user_message', text: 'cite sources', from: 'user' }]);
+    expect(task.startsWith('the plan\n\n## Notes for this turn\n\n')).toBe(true);
+    expect(task).toContain('cite sources');
+  });
+
   const result = (status: RunResult['status'], reason = 'exit'): RunResult =>
     ({ workflowId: 'p/research-1', status, reason, reasonText: `${reason}: …`, finalText: 'the summary', usage: { ...spent(), agentCalls: 2, llmRequests: 3 } }) as RunResult;
 
