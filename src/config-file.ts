@@ -45,11 +45,11 @@ function loadWithTeams(file: string, extra: ExtraCheck | undefined, chain: Array
     return { errors: [{ file, line: 0, col: 0, path: '', message }], warnings: [], found: { errors: 1, warnings: 0 } };
   }
   const here = [...chain, { shown: file, resolved: path.resolve(file) }];
-  return loadRoleConfig(read.text, file, extra, (config) => loadTeams(config, here));
+  return loadRoleConfig(read.text, file, extra, (config) => loadTeams(config, here, extra));
 }
 
-/** Load each team file of `config`, found from the last file of `chain`. */
-function loadTeams(config: RoleConfig, chain: Array<{ shown: string; resolved: string }>): LoadedTeams {
+/** Load each team file of `config`, found from the last file of `chain`, with the caller's `extra` check. */
+function loadTeams(config: RoleConfig, chain: Array<{ shown: string; resolved: string }>, extra: ExtraCheck | undefined): LoadedTeams {
   const out: LoadedTeams = { teams: {}, errors: [], inner: { errors: [], warnings: [] } };
   const self = chain[chain.length - 1];
   for (const [name, agent] of Object.entries(config.agents)) {
@@ -71,7 +71,8 @@ function loadTeams(config: RoleConfig, chain: Array<{ shown: string; resolved: s
       out.errors.push({ path: at, message: GRAPH_MESSAGES.teamMissing(agent.team, read.why) });
       continue;
     }
-    const child = loadWithTeams(shown, undefined, chain);
+    // the caller's check (the worker's tools, for `troupe validate --tools`) applies to the team's agents too
+    const child = loadWithTeams(shown, extra, chain);
     out.inner.errors.push(...child.errors);
     out.inner.warnings.push(...child.warnings);
     if (child.graph) out.teams[name] = { file: agent.team, graph: child.graph };

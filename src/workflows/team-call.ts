@@ -10,7 +10,9 @@ import { CancellationScope, CancelledFailure, ParentClosePolicy, startChild } fr
 import { recordTeamRun } from '../core/budgets/ledger';
 import type { RunEnd, RunResult } from '../core/ending/result';
 import type { AgentCallResult } from '../core/llm/contract';
-import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
+import { staticDetails, staticSummary } from '../core/observe/details';
+import { RUNNING_STATUS } from '../core/observe/search';
+import { SUMMARY_TEXTS } from '../core/observe/summaries';
 import { activeMs } from '../core/state/clock';
 import { childGraph, childWorkflowId, teamOutcome, teamTask } from '../core/teams/nested';
 import type { PromptNote } from '../core/prompts/build';
@@ -18,7 +20,7 @@ import type { WaveItem } from '../core/waves/types';
 import type { Run } from './execution';
 import { WORKFLOW_TYPE } from './messages';
 import { positionOf } from './agent-call';
-import { running } from './observe';
+import { running, SEARCH_KEYS } from './observe';
 
 /** The Temporal UI's label of a team agent's dispatch (the child's summary, and its entry in the current details). */
 export function teamLabel(run: Run, item: WaveItem): string {
@@ -41,11 +43,24 @@ export async function teamCall(run: Run, item: WaveItem, label: string, notes: P
   run.children.push(child);
   const done = running(run, { kind: 'agent', agent: item.agent, label });
   try {
+    // started as `startRun` starts a run: its UI summary and details, its memo and, where the
+    // parent has them, troupe's search attributes (so `troupe list --waiting` finds its requests)
     const handle = await startChild(WORKFLOW_TYPE, {
       workflowId,
       args: [input],
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      staticSummary: summary(label),
+      memo: { troupeStatus: RUNNING_STATUS, troupeGraph: input.graph.name, troupeWaiting: false },
+      staticSummary: staticSummary(input.graph, input.task),
+      staticDetails: staticDetails(input.graph),
+      ...(run.indexed
+        ? {
+            typedSearchAttributes: [
+              { key: SEARCH_KEYS.graph, value: input.graph.name },
+              { key: SEARCH_KEYS.status, value: RUNNING_STATUS },
+              { key: SEARCH_KEYS.waiting, value: false },
+            ],
+          }
+        : {}),
     });
     child.handle = handle;
     // a signal that came while the child was starting reaches it now

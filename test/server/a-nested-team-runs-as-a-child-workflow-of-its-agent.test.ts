@@ -79,6 +79,8 @@ describe('a nested team', () => {
     expect(described.type).toBe('troupeRun');
     expect(described.parentExecution?.workflowId).toBe(handle.workflowId);
     expect(described.taskQueue).toBe(h.worker.taskQueue);
+    // started as a run is started: its own graph in its memo and its summary
+    expect(described.memo).toMatchObject({ troupeGraph: 'research-team' });
     const childResult = (await child.result()) as RunResult;
     expect(childResult).toMatchObject({ status: 'completed', finalText: 'summarizer reply 1' });
     expect(r.usage.byAgent.research.totalTokens).toBe(childResult.usage.totalTokens);
@@ -173,6 +175,8 @@ describe('a nested team', () => {
     const childId = `${handle.workflowId}/research-1`;
     const child = h.client.workflow.getHandle(childId);
     await waitForStatus(child, (s) => s.pending.length > 0);
+    // troupe list finds the child waiting for a human, as any run
+    expect((await troupe('list', '--waiting')).stdout).toContain(childId);
     const shown = await troupe('status', handle.workflowId);
     expect(shown.stdout).toContain(childId);
     expect(shown.stdout).toContain('r1');
