@@ -63,8 +63,9 @@ export async function teamCall(run: Run, item: WaveItem, label: string, notes: P
         : {}),
     });
     child.handle = handle;
-    // a signal that came while the child was starting reaches it now
-    if (state.paused) void handle.signal('pause').catch(() => undefined);
+    // a stop or a pause that came while the child was starting reaches it now
+    if (state.stop) void handle.signal('stop', state.stop.reason !== undefined ? { reason: state.stop.reason } : {}).catch(() => undefined);
+    else if (state.paused) void handle.signal('pause').catch(() => undefined);
     const result = (await handle.result()) as RunResult;
     // a child the parent cancelled or stopped is no failure: the parent ends as it was told to
     if (result.status === 'cancelled' && (CancellationScope.current().consideredCancelled || state.stop)) throw new CancelledFailure(result.reasonText);
