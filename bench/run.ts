@@ -19,6 +19,7 @@ import { runB5 } from './b5-replay';
 import { runB6 } from './b6-memory';
 import { runB7 } from './b7-tool-calls';
 import { runB8 } from './b8-follow';
+import { runB9 } from './b9-nested-team';
 import { environment, load } from './lib/env';
 import { reviewLoopYaml, BENCH_TASK } from './lib/loops';
 import { tcpPingPong, trivialRpc } from './lib/calibrate';
@@ -39,6 +40,7 @@ export const BENCHMARKS: Record<string, (ctx: BenchContext) => Promise<BenchRepo
   B6: runB6,
   B7: runB7,
   B8: runB8,
+  B9: runB9,
 };
 
 /** Iterations of the run whose requests the baselines and the floor workflow replay (cycled). */
@@ -144,7 +146,7 @@ async function main(): Promise<number> {
       await startVariant('eager');
       await startVariant('fast-transfer');
     }
-    if (opts.serverVariants && opts.only.some((id) => ['B1', 'B3', 'B4', 'B7', 'B8'].includes(id))) await startVariant('tuned');
+    if (opts.serverVariants && opts.only.some((id) => ['B1', 'B3', 'B4', 'B7', 'B8', 'B9'].includes(id))) await startVariant('tuned');
     const shared = new Map<string, unknown>();
     for (const id of opts.only) {
       const ctx: BenchContext = {

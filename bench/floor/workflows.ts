@@ -3,7 +3,7 @@
  * activity, as a regular activity (with or without troupe's heartbeat options) or a local
  * activity. The difference between it and troupe's review loop is troupe's own cost per step.
  */
-import { condition, defineQuery, defineSignal, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { condition, defineQuery, defineSignal, executeChild, ParentClosePolicy, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { FloorActivities } from './activities';
 
 /**
@@ -59,6 +59,25 @@ export async function floorPayload(input: FloorPayloadInput): Promise<number> {
   let total = 0;
   for (let step = 0; step < input.steps; step++) total += (await plain.floorEcho({ payload: input.payload, replyChars: input.replyChars })).length;
   return total;
+}
+
+/** Input of {@link floorNested}: the troupe run to start as a child, and the task queue of troupe's worker. */
+export interface FloorNestedInput {
+  taskQueue: string;
+  run: { graph: unknown; task: string };
+}
+
+/**
+ * B9: a bare parent whose only work is one child workflow — the troupe run of a team, started as a
+ * troupe parent starts a team agent's child (same id shape, parent close policy) — and its result.
+ */
+export async function floorNested(input: FloorNestedInput): Promise<unknown> {
+  return executeChild('troupeRun', {
+    taskQueue: input.taskQueue,
+    workflowId: `${workflowInfo().workflowId}/team-1`,
+    args: [input.run],
+    parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+  });
 }
 
 /** The floor's status query: the steps done so far (B8 compares a troupe query with it). */

@@ -152,6 +152,8 @@ export interface Stack {
   startFloorFanout(k: number): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Start a floor run of bare payload activities (B7). */
   startFloorPayload(input: FloorPayloadInput): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  /** Start a bare parent whose one child is a troupe run of `graph` on the troupe worker (B9). */
+  startFloorNested(graph: CompiledGraph, task: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Result of a troupe run. */
   result(handle: WorkflowHandle): Promise<RunResult>;
   close(): Promise<void>;
@@ -198,6 +200,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     startFloorFanout: (k) => client.workflow.start('floorFanout', { taskQueue: floorQueue, workflowId: id('floor-fanout'), args: [k] }),
     startFloorPayload: (input) =>
       client.workflow.start('floorPayload', { taskQueue: floorQueue, workflowId: id('floor-payload'), args: [input] }),
+    startFloorNested: (graph, task) =>
+      client.workflow.start('floorNested', { taskQueue: floorQueue, workflowId: id('floor-nested'), args: [{ taskQueue: troupeQueue, run: { graph, task } }] }),
     result: (handle) => handle.result() as Promise<RunResult>,
     async close() {
       troupeWorker.shutdown();

@@ -5,10 +5,12 @@
  */
 import * as os from 'node:os';
 import { queryStatus, sendSignal, type RunHandle, type SignalName } from '../client';
+import type { RunStatusView } from '../core/ending/result';
 import type { SignalInputs } from '../core/humans/signals';
 import { GATE_KINDS, type DecisionKind } from '../core/humans/requests';
 import { SIGNAL_TYPE_RE } from '../core/config/schema';
 import { stringFlag, type ParsedArgs } from './args';
+import { childRuns } from './child-runs';
 import { withRun } from './connect';
 import { err, out } from './io';
 import { CLI_RUN_TEXTS } from './run-texts';
@@ -27,15 +29,41 @@ async function send<K extends SignalName>(args: ParsedArgs, name: K, payload?: S
  * answer to a request only approve or reject decide (a gated tool call, `before_exit`) is refused
  * with the commands that do.
  */
-async function targetRequest(handle: RunHandle, decision: DecisionKind, requested?: string): Promise<{ id: string } | { error: string }> {
+async function targetRequest(handle: RunHandle, decision: DecisionKind, requested?: string): Promise<{ id: string; run: RunHandle } | { error: string }> {
   const status = await queryStatus(handle);
   const ids = status.pending.map((p) => p.id);
+  // none of the parent's matches: a team agent's child run may hold it (docs/teams.md, "Nested teams")
+  if ((requested ? !ids.includes(requested) : ids.length === 0) && (status.children?.length ?? 0) > 0) {
+    const inChild = await childRequest(handle, status, decision, requested);
+    if (inChild) return inChild;
+  }
   const id = requested ?? (ids.length === 1 ? ids[0] : undefined);
   if (requested && !ids.includes(requested)) return { error: CLI_RUN_TEXTS.notPending(handle.workflowId, requested, ids) };
   if (id === undefined) return { error: ids.length === 0 ? CLI_RUN_TEXTS.noPending(handle.workflowId) : CLI_RUN_TEXTS.choosePending(handle.workflowId, ids) };
   const kind = status.pending.find((p) => p.id === id)?.kind;
   if (decision === 'answer' && kind !== undefined && GATE_KINDS.includes(kind)) return { error: CLI_RUN_TEXTS.answerToGate(handle.workflowId, id, kind) };
-  return { id };
+  return { id, run: handle };
+}
+
+/**
+ * The request of a child run the decision targets: `requested` in the first child that has it
+ * pending, or the only request pending in all of them; undefined when none matches (the parent's own
+ * error text then applies), an error when several do.
+ */
+async function childRequest(
+  handle: RunHandle,
+  status: RunStatusView,
+  decision: DecisionKind,
+  requested?: string,
+): Promise<{ id: string; run: RunHandle } | { error: string } | undefined> {
+  const children = await childRuns(handle, status);
+  const pending = children.flatMap((c) => c.status.pending.map((p) => ({ child: c, request: p })));
+  const matching = requested ? pending.filter((p) => p.request.id === requested).slice(0, 1) : pending;
+  if (matching.length === 0) return undefined;
+  if (matching.length > 1) return { error: CLI_RUN_TEXTS.choosePending(handle.workflowId, matching.map((p) => `${p.request.id} (${p.child.handle.workflowId})`)) };
+  const [{ child, request }] = matching;
+  if (decision === 'answer' && GATE_KINDS.includes(request.kind)) return { error: CLI_RUN_TEXTS.answerToGate(child.handle.workflowId, request.id, request.kind) };
+  return { id: request.id, run: child.handle };
 }
 
 /** Who decides when `--by` is not given: the OS user (the run records it on the decision). */
@@ -58,8 +86,8 @@ async function decide(args: ParsedArgs, name: 'approve' | 'reject' | 'answer', e
       return 1;
     }
     const payload = Object.fromEntries(Object.entries({ requestId: target.id, ...extra, by }).filter(([, v]) => v !== undefined));
-    await sendSignal(handle, name, payload);
-    out(CLI_RUN_TEXTS.sentDecision(name, target.id, by, id));
+    await sendSignal(target.run, name, payload);
+    out(CLI_RUN_TEXTS.sentDecision(name, target.id, by, target.run.workflowId));
     return 0;
   });
 }

@@ -8,13 +8,21 @@ import { queryStatus, queryTranscript, waitResult, type RunHandle } from '../cli
 import { statusAndReason } from '../core/ending/final-line';
 import type { RunStatusView } from '../core/ending/result';
 import { booleanFlag, type ParsedArgs } from './args';
+import { childRuns, type ChildRun } from './child-runs';
 import { withRun } from './connect';
 import { out } from './io';
 import { exitCodeOf, followAndPrint, printResult } from './run';
 import { CLI_RUN_TEXTS } from './run-texts';
 import { teamLines } from './plain-lines';
 
-function printStatus(s: RunStatusView): void {
+/** A team agent's child run in the parent's status: its position and its pending requests (with its id, which decides them too). */
+function printChild(c: ChildRun): void {
+  const s = c.status;
+  out(CLI_RUN_TEXTS.childRun(c.agent, s.workflowId, s.phase, s.round, s.wave, s.inFlight));
+  for (const r of s.pending) out(`  ${CLI_RUN_TEXTS.awaiting(s.workflowId, r)}`);
+}
+
+function printStatus(s: RunStatusView, children: ChildRun[] = []): void {
   out(`run ${s.workflowId}: ${s.phase}${s.final ? ` — ${statusAndReason(s.final)}` : ''}`);
   out(`round ${s.round}, wave ${s.wave}, ${s.steps} steps, active ${(s.activeMs / 1000).toFixed(1)}s`);
   if (s.frontier.length) out(`next wave: ${s.frontier.join(', ')}`);
@@ -28,6 +36,7 @@ function printStatus(s: RunStatusView): void {
   for (const d of s.decisions ?? []) out(CLI_RUN_TEXTS.decision(d));
   for (const [agent, r] of Object.entries(s.latest)) out(`  ${agent} ×${r.count} #${r.hash}: ${r.preview.replace(/\s+/g, ' ').slice(0, 100)}`);
   for (const w of s.warnings) out(CLI_RUN_TEXTS.warning(w));
+  for (const c of children) printChild(c);
 }
 
 /** `troupe status` (`--watch`: follow the run to its end, exit as `troupe run` does). */
@@ -35,8 +44,9 @@ export async function status(args: ParsedArgs): Promise<number> {
   return withRun(args.positionals[0], async (handle) => {
     if (booleanFlag(args, 'watch')) return followAndPrint(handle, booleanFlag(args, 'json'));
     const s = await queryStatus(handle);
-    if (booleanFlag(args, 'json')) out(JSON.stringify(s));
-    else printStatus(s);
+    const children = await childRuns(handle, s);
+    if (booleanFlag(args, 'json')) out(JSON.stringify(children.length > 0 ? { ...s, childRuns: children.map((c) => ({ agent: c.agent, status: c.status })) } : s));
+    else printStatus(s, children);
     return 0;
   });
 }

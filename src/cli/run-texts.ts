@@ -70,6 +70,9 @@ export const CLI_RUN_TEXTS = {
   sentDecision: (what: string, request: string, by: string, id: string) => `sent ${what} (${request}) by ${by} to ${id}`,
   /** Who decided when neither --by nor the OS names a user. */
   unknownDecider: 'unknown',
+  /** A team agent's child run in its parent's `troupe status`. */
+  childRun: (agent: string, id: string, phase: string, round: number, wave: number, inFlight: string[]) =>
+    `team ${agent}: run ${id}: ${phase}, round ${round}, wave ${wave}${inFlight.length ? `, in flight: ${inFlight.join(', ')}` : ''}`,
   noPending: (id: string) => `run ${id} has no pending request`,
   answerToGate: (id: string, request: string, kind: string) =>
     `request ${request} of run ${id} is a ${kind} request: an answer does not decide it. ` +

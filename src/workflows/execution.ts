@@ -3,7 +3,7 @@
  * where the run is) and what lives only in this execution's memory (calls in flight, the wait for a
  * human's timer, how the run ends). Every part of the workflow receives it.
  */
-import type { CancellationScope } from '@temporalio/workflow';
+import type { CancellationScope, ChildWorkflowHandle, Workflow } from '@temporalio/workflow';
 import type { CompiledGraph } from '../core/graph/types';
 import type { RunEnd } from '../core/ending/result';
 import type { OutputVerdict } from '../core/output/check';
@@ -35,6 +35,8 @@ export interface Run {
   detailsQueued?: boolean;
   /** The waiting flag last written to the attributes (or memo). */
   waitingPublished?: boolean;
+  /** Team agents' child runs in flight (docs/teams.md, "Nested teams"): `stop`, `pause` and `resume` reach them. */
+  children: Array<{ agent: string; workflowId: string; handle?: ChildWorkflowHandle<Workflow> }>;
   /** The labelled timer that runs while a human is needed (`observe.ts`). */
   waitTimer?: { label: string; scope: CancellationScope };
 }

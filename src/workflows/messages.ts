@@ -5,7 +5,7 @@
  * records it in the run state; the main loop acts on it. A malformed payload becomes a warning and
  * never fails the run.
  */
-import { defineQuery, defineSignal, setHandler } from '@temporalio/workflow';
+import { defineQuery, defineSignal, setHandler, type SignalDefinition } from '@temporalio/workflow';
 import { buildStatusView, type RunStatusView } from '../core/ending/result';
 import { RUN_END_TEXTS } from '../core/ending/texts';
 import { reactivatePausedGoal } from '../core/goals';
@@ -73,6 +73,15 @@ function onDecision(run: Run, kind: DecisionKind, p: { requestId?: string; by?: 
   else if (!decided.kept) warn(run.state, decided.warning);
 }
 
+/**
+ * Send a `stop`, `pause` or `resume` the parent received on to its team agents' child runs in flight
+ * (docs/teams.md, "Nested teams"). A child that ended meanwhile is no error.
+ */
+function forward(run: Run, name: 'stop' | 'pause' | 'resume', raw: unknown): void {
+  const signal = SIGNALS[name] as SignalDefinition<unknown[]>;
+  for (const child of run.children) void child.handle?.signal(signal, ...(raw === undefined ? [] : [raw])).catch(() => undefined);
+}
+
 /** Install every signal and query handler for this run. */
 export function installHandlers(run: Run): void {
   const { state } = run;
@@ -80,6 +89,7 @@ export function installHandlers(run: Run): void {
     handle(run, 'pause', raw, () => {
       state.paused = true;
       if (run.inFlight.length === 0) stopClocks(state, Date.now());
+      forward(run, 'pause', raw);
     }),
   );
   setHandler(resumeSignal, (raw) =>
@@ -87,6 +97,7 @@ export function installHandlers(run: Run): void {
       state.paused = false;
       if (state.goal) state.goal = reactivatePausedGoal(state.goal, Date.now());
       if (!awaitingHumans(state) && !run.end) startClocks(state, Date.now());
+      forward(run, 'resume', raw);
     }),
   );
   setHandler(approveSignal, (raw) => handle(run, 'approve', raw, (p) => onDecision(run, 'approve', p, p.note)));
@@ -102,8 +113,15 @@ export function installHandlers(run: Run): void {
     }),
   );
   setHandler(signalSignal, (raw) => handle(run, 'signal', raw, (sig) => recordSignal(state, sig.type, sig.payload, Date.now())));
-  setHandler(stopSignal, (raw) => handle(run, 'stop', raw ?? {}, (stop) => (state.stop = { reason: stop.reason })));
-  setHandler(statusQuery, () => buildStatusView(state, Date.now(), run.inFlight, run.end));
+  setHandler(stopSignal, (raw) =>
+    handle(run, 'stop', raw ?? {}, (stop) => {
+      state.stop = { reason: stop.reason };
+      forward(run, 'stop', raw);
+    }),
+  );
+  setHandler(statusQuery, () => buildStatusView(state, Date.now(), run.inFlight, run.end, run.children));
   setHandler(transcriptQuery, () => state.transcript);
-  setHandler(progressQuery, (after) => progressOf({ state, running: run.running, inFlight: run.inFlight, end: run.end }, Date.now(), after));
+  setHandler(progressQuery, (after) =>
+    progressOf({ state, running: run.running, inFlight: run.inFlight, end: run.end, children: run.children }, Date.now(), after),
+  );
 }

@@ -40,6 +40,7 @@ import { awaitDecision } from './human-gate';
 import { installHandlers } from './messages';
 import { publish, publishEnd, running, searchAttributesSet, showDetails } from './observe';
 import { localActivities } from './proxies';
+import { teamCall, teamLabel } from './team-call';
 import { runToolLoop } from './tool-loop';
 import { dispatchWave, judge, selectSpeaker, WaveTimers } from './waves';
 
@@ -86,6 +87,7 @@ export async function troupeRun(input: RunInput): Promise<RunResult> {
     signalsSeen: 0,
     root: CancellationScope.current(),
     running: [],
+    children: [],
     pendingToolCalls: 0,
     indexed: searchAttributesSet(),
   };
@@ -147,8 +149,14 @@ async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract
         let failure: RunEnd | undefined;
         try {
           // messages without a promise unless older context must be compacted first
-          const prepared = messagesWithoutCompaction(run, item, notes) ?? (await prepareMessages(run, item, notes));
-          if (!prepared.ok) failure = prepared.end;
+          const prepared = run.graph.agents[item.agent].team
+            ? undefined
+            : (messagesWithoutCompaction(run, item, notes) ?? (await prepareMessages(run, item, notes)));
+          if (!prepared) {
+            const team = await teamCall(run, item, teamLabel(run, item), notes);
+            if (team.ok) outcomes.push({ item, result: team.result });
+            else failure = team.end;
+          } else if (!prepared.ok) failure = prepared.end;
           else {
             const { label, tools, input, callAgent } = agentCall(run, item, prepared.messages, command.options);
             if (tools) outcomes.push({ item, result: await runToolLoop(run, item, prepared.messages, tools, label, command.options.responseSchema) });

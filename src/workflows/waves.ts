@@ -23,6 +23,7 @@ import { failureMessage } from './failures';
 import { activitiesFor, JUDGE_TIMEOUT_MS, SELECTOR_TIMEOUT_MS, selectSpeakerActivity } from './proxies';
 import { NO_USAGE } from '../core/budgets/ledger';
 import type { SelectTurn } from '../core/teams/turns';
+import { teamCall, teamLabel } from './team-call';
 import { runToolLoop } from './tool-loop';
 
 /**
@@ -36,6 +37,15 @@ export async function dispatchWave(run: Run, items: WaveItem[], options: Dispatc
   let failure: RunEnd | undefined;
   const one = async (item: WaveItem, index: number, cancelSiblings: () => void): Promise<void> => {
     try {
+      if (run.graph.agents[item.agent].team) {
+        const team = await teamCall(run, item, teamLabel(run, item), notesFor[index]);
+        if (team.ok) settled[index] = { item, result: team.result };
+        else {
+          failure ??= team.end;
+          cancelSiblings();
+        }
+        return;
+      }
       // messages without a promise unless older context must be compacted first
       const prepared = messagesWithoutCompaction(run, item, notesFor[index]) ?? (await prepareMessages(run, item, notesFor[index]));
       if (!prepared.ok) {

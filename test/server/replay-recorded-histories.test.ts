@@ -6,7 +6,10 @@
  * pinned worker build (docs/versioning.md), so their folders go with those builds.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { loadRoleFile } from '../../src/config-file';
+import type { CompiledGraph } from '../../src/core/graph/types';
 import type { WorkflowHandle } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
@@ -17,7 +20,11 @@ const FIXTURES = path.resolve(__dirname, '..', 'fixtures', 'histories');
 /** Where this release's histories are recorded: `v0.3` for 0.3.x. */
 const CURRENT = path.join(FIXTURES, `v${TROUPE_RELEASE.split('.').slice(0, 2).join('.')}`);
 
-const SCENARIOS: Record<string, { yaml: string; script: (h: Harness) => void; drive?: (handle: WorkflowHandle) => Promise<void> }> = {
+/**
+ * A scenario: its role (`team`: the file `./team.yaml` its role names, loaded through the file
+ * loader), the stub's script, and what a user does while it runs.
+ */
+const SCENARIOS: Record<string, { yaml: string; team?: string; script: (h: Harness) => void; drive?: (handle: WorkflowHandle) => Promise<void> }> = {
   'goal-approval-signals': {
     yaml: `
 name: replay-goal
@@ -174,7 +181,49 @@ goal:
       await handle.signal('resume', {});
     },
   },
+  'nested-team': {
+    yaml: `
+name: replay-nested
+agents:
+  research: { description: Researches, team: ./team.yaml }
+  writer: { instructions: "Write." }
+collaboration:
+  topology: pipeline
+  agents: [research, writer]
+`,
+    team: `
+name: replay-research
+agents:
+  searcher: { instructions: "Search." }
+  summarizer: { instructions: "Summarize." }
+collaboration:
+  topology: pipeline
+  agents: [searcher, summarizer]
+`,
+    script: (h) => h.stub.script('searcher', [{ delayMs: 1500 }]),
+    drive: async (handle) => {
+      // a pause and a resume sent to the parent are forwarded to its child run
+      await waitForStatus(handle, (s) => (s.children?.length ?? 0) > 0);
+      await handle.signal('pause', {});
+      await waitForStatus(handle, (s) => s.phase === 'paused');
+      await handle.signal('resume', {});
+    },
+  },
 };
+
+/** The scenario's graph: compiled from its YAML, or loaded from files when it has a team file. */
+function graphOf(name: string, h: Harness): string | CompiledGraph {
+  const { yaml, team } = SCENARIOS[name];
+  const text = yaml.replace('${STUB_URL}', h.stub.url);
+  if (team === undefined) return text;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-replay-'));
+  fs.writeFileSync(path.join(dir, 'team.yaml'), team);
+  fs.writeFileSync(path.join(dir, 'role.yaml'), text);
+  const loaded = loadRoleFile(path.join(dir, 'role.yaml'));
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (!loaded.graph) throw new Error(loaded.errors.map((e) => e.message).join('; '));
+  return loaded.graph;
+}
 
 describe('replay of recorded histories', () => {
   let h: Harness;
@@ -186,7 +235,7 @@ describe('replay of recorded histories', () => {
   test.each(Object.keys(SCENARIOS))('a fresh %s history replays deterministically', async (name) => {
     h.stub.reset();
     SCENARIOS[name].script(h);
-    const handle = await h.start(SCENARIOS[name].yaml.replace('${STUB_URL}', h.stub.url));
+    const handle = await h.start(graphOf(name, h));
     await SCENARIOS[name].drive?.(handle);
     await handle.result();
     const history = await handle.fetchHistory();
@@ -209,7 +258,9 @@ describe('replay of recorded histories', () => {
     expect(current).toEqual(expect.arrayContaining(Object.keys(SCENARIOS)));
   });
   if (recorded.length > 0) test.each(recorded)('committed history %s replays against the current workflow code', async (file) => {
-    const history: unknown = JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8'));
-    await replayHistory(history, path.basename(file).replace(/\.json$/, ''));
+    const history = JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8')) as { events?: Array<{ workflowExecutionStartedEventAttributes?: { workflowId?: string } }> };
+    // replayed under the id it ran with: a team agent's child id is made from it (docs/teams.md, "Nested teams")
+    const recordedId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId;
+    await replayHistory(history, recordedId ?? path.basename(file).replace(/\.json$/, ''));
   });
 });

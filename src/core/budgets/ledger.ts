@@ -214,6 +214,38 @@ export function recordCall(ledger: UsageLedger, call: LedgerCall): UsageLedger {
 }
 
 /**
+ * Record a team agent's child run into the parent's ledger, in place (docs/teams.md, "Nested teams"):
+ * its tokens, cost, agent calls, LLM requests, judge, compaction and selector calls and tool calls
+ * count as the parent's; under `byAgent` the team agent has its tokens and cost and one dispatch.
+ */
+export function recordTeamRun(ledger: UsageLedger, run: { agent: string; round: number; usage: UsageLedger }): UsageLedger {
+  const child = run.usage;
+  addInto(ledger, child, child.costUsd);
+  ledger.agentCalls += child.agentCalls;
+  ledger.llmRequests += child.llmRequests;
+  ledger.judgeCalls += child.judgeCalls;
+  ledger.compactionCalls += child.compactionCalls;
+  if (child.selectorCalls) ledger.selectorCalls = (ledger.selectorCalls ?? 0) + child.selectorCalls;
+  if (child.handoffs) ledger.handoffs = (ledger.handoffs ?? 0) + child.handoffs;
+  if (child.toolCalls) {
+    const tools = toolUsage(ledger);
+    tools.total += child.toolCalls.total;
+    tools.byAgent[run.agent] = (tools.byAgent[run.agent] ?? 0) + child.toolCalls.total;
+    for (const [tool, n] of Object.entries(child.toolCalls.byTool)) tools.byTool[tool] = (tools.byTool[tool] ?? 0) + n;
+  }
+  const agent = (ledger.byAgent[run.agent] ??= { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0, calls: 0 });
+  addInto(agent, child, child.costUsd);
+  agent.calls += 1;
+  let round = ledger.byRound.find((r) => r.round === run.round);
+  if (!round) {
+    round = { round: run.round, promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 };
+    ledger.byRound.push(round);
+  }
+  addInto(round, child, child.costUsd);
+  return ledger;
+}
+
+/**
  * The first crossed budget (tokens, money, agent calls, active time; each `>=` its limit), or null.
  * Checked before each wave and after each result.
  */

@@ -7,7 +7,7 @@ import { isAlias, LineCounter, parseDocument, visit, type Document, type YAMLErr
 import { deepTextOffset, depthProblem } from './depth';
 import { MAX_CONFIG_DEPTH, MAX_REPORTED_ISSUES, MAX_YAML_ERRORS } from './limits';
 import { compileRole } from '../graph/compile';
-import type { CompiledGraph } from '../graph/types';
+import type { CompiledGraph, TeamGraph } from '../graph/types';
 import { formatPath, type ConfigIssue, type Path, type PathIssue } from './issues';
 import { lenientConfig } from './lenient';
 import { locate, positionOf } from './locate';
@@ -31,6 +31,12 @@ function byPosition(a: ConfigIssue, b: ConfigIssue): number {
   return a.line - b.line || a.col - b.col;
 }
 
+/** Issues in file order, file by file (a role's own first, then its team files'). */
+function inFileOrder(issues: ConfigIssue[]): ConfigIssue[] {
+  const files = [...new Set(issues.map((i) => i.file))];
+  return files.flatMap((f) => issues.filter((i) => i.file === f).sort(byPosition));
+}
+
 function unique(issues: ConfigIssue[]): ConfigIssue[] {
   const seen = new Set<string>();
   return issues.filter((i) => {
@@ -41,8 +47,8 @@ function unique(issues: ConfigIssue[]): ConfigIssue[] {
 
 /** The result in file order; `yamlErrors` when the errors are the YAML reader's, which are cut sooner. */
 function finish(r: { config?: RoleConfig; graph?: CompiledGraph; errors: ConfigIssue[]; warnings: ConfigIssue[] }, yamlErrors = false): LoadResult {
-  const errors = unique(r.errors).sort(byPosition);
-  const warnings = unique(r.warnings).sort(byPosition);
+  const errors = inFileOrder(unique(r.errors));
+  const warnings = inFileOrder(unique(r.warnings));
   return {
     ...r,
     errors: yamlErrors ? bounded(errors, MAX_YAML_ERRORS, M.moreYamlErrors) : bounded(errors, MAX_REPORTED_ISSUES, (n) => M.moreIssues(n, 'errors')),
@@ -113,8 +119,24 @@ function isUnder(path: Path, prefixes: readonly Path[]): boolean {
  */
 export type ExtraCheck = (config: RoleConfig) => { errors: PathIssue[]; warnings: PathIssue[] };
 
-/** Parse, validate and compile a role.yaml. Never throws. */
-export function loadRoleConfig(text: string, file: string, extra?: ExtraCheck): LoadResult {
+/** What the file loader found for a role's team agents (docs/teams.md, "Nested teams"). */
+export interface LoadedTeams {
+  /** The compiled graph of each team agent whose file loaded without errors. */
+  teams: Record<string, TeamGraph>;
+  /** Problems of this file's `team:` references, by path: a file that cannot be read, a cycle, too deep, a file with errors. */
+  errors: PathIssue[];
+  /** Issues inside the team files, located there. */
+  inner: { errors: ConfigIssue[]; warnings: ConfigIssue[] };
+}
+
+/** Reads the team files a schema-valid role refers to (the Node side's `loadRoleFile` gives one). */
+export type TeamLoader = (config: RoleConfig) => LoadedTeams;
+
+/**
+ * Parse, validate and compile a role.yaml; `loadTeams` reads its team files (without it, a team
+ * agent is an error: this loader reads no files). Never throws.
+ */
+export function loadRoleConfig(text: string, file: string, extra?: ExtraCheck, loadTeams?: TeamLoader): LoadResult {
   const deep = deepTextOffset(text);
   if (deep !== undefined) {
     return finish({ errors: [{ file, ...positionInText(text, deep), path: '', message: M.tooDeep(MAX_CONFIG_DEPTH) }], warnings: [] });
@@ -159,10 +181,12 @@ export function loadRoleConfig(text: string, file: string, extra?: ExtraCheck): 
     }
     return finish({ errors, warnings: yamlWarnings });
   }
-  const compiled = compileRole(parsed.data);
+  const hasTeams = Object.values(parsed.data.agents).some((a) => a.team !== undefined);
+  const loaded = hasTeams ? loadTeams?.(parsed.data) : undefined;
+  const compiled = compileRole(parsed.data, loaded ? { teams: loaded.teams } : {});
   const added = extra?.(parsed.data);
-  const errors = [...compiled.errors, ...(added?.errors ?? [])].map(located);
-  const warnings = [...yamlWarnings, ...compiled.warnings.map(located), ...(added?.warnings ?? []).map(located)];
+  const errors = [...[...compiled.errors, ...(loaded?.errors ?? []), ...(added?.errors ?? [])].map(located), ...(loaded?.inner.errors ?? [])];
+  const warnings = [...yamlWarnings, ...compiled.warnings.map(located), ...(added?.warnings ?? []).map(located), ...(loaded?.inner.warnings ?? [])];
   if (errors.length > 0) return finish({ errors, warnings });
   return finish({ config: parsed.data, graph: compiled.graph, errors, warnings });
 }

@@ -83,7 +83,13 @@ function toolGlob(re: RegExp, message: string) {
 }
 
 const AgentSchema = z.strictObject({
-  instructions: z.string().min(1, 'must be a non-empty string'),
+  /** Required unless the agent is a `team` (checked when the role compiles, where the error is located). */
+  instructions: z.string().min(1, 'must be a non-empty string').optional(),
+  /**
+   * The agent is a nested team: a role file, resolved against this role file's folder, run as a child
+   * workflow (docs/teams.md, "Nested teams").
+   */
+  team: z.string().trim().min(1, 'must be a non-empty string').optional(),
   description: z.string().optional(),
   model: ModelSchema.optional(),
   tools: z.array(toolGlob(TOOL_NAME_RE, 'must be goal, signal, a module tool name, server.tool or server.*')).optional(),

@@ -57,6 +57,12 @@ export const ENDS = {
   /** A start input carried state, which only a run continuing as new may pass on. */
   carriedAtStart: (): RunEnd => ({ status: 'failed', reason: 'fatal_error', reasonText: RUN_END_TEXTS.carriedAtStart }),
   /** An agent's call failed: at once when fatal, else after its attempts. */
+  /** A team agent's child run ended neither completed nor exhausted (docs/teams.md, "Nested teams"). */
+  teamFailed: (agent: string, child: { status: string; reason: string; reasonText: string; workflowId: string }): RunEnd => ({
+    status: 'failed',
+    reason: 'team_failed',
+    reasonText: RUN_END_TEXTS.teamFailed(agent, child.status, child.reasonText, child.workflowId),
+  }),
   callFailed: (agent: string, failure: CallFailure): RunEnd => {
     const { diagnostics } = failure;
     const rid = diagnostics.requestId ? ` (request id ${diagnostics.requestId})` : '';

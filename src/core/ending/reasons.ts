@@ -71,6 +71,7 @@ export const RUN_REASONS = {
   error: FAILED,
   fatal_error: FAILED,
   activity_failed: FAILED,
+  team_failed: { ...FAILED, hint: 'troupe status <child workflow id> shows how the team ended' },
   token_window_exceeded: FAILED,
   truncated_output: { ...FAILED, hint: 'raise max_tokens for the agent named, or set on_truncated: accept to keep cut replies' },
   compaction_circuit_breaker: FAILED,

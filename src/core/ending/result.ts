@@ -78,6 +78,8 @@ export interface RunStatusView {
   wave: number;
   frontier: string[];
   inFlight: string[];
+  /** Team agents' child runs in flight (docs/teams.md, "Nested teams"); absent when none. */
+  children?: Array<{ agent: string; workflowId: string }>;
   iterations: Record<string, number>;
   steps: number;
   usage: UsageLedger;
@@ -153,6 +155,7 @@ export function buildStatusView(
   now: number,
   inFlight: string[],
   end?: RunEnd,
+  children: ReadonlyArray<{ agent: string; workflowId: string }> = [],
 ): RunStatusView {
   const goalPaused = state.goal?.status === 'paused';
   const phase: RunStatusView['phase'] = end
@@ -177,6 +180,7 @@ export function buildStatusView(
     wave: state.round.wave,
     frontier: state.frontier.map((w) => w.agent),
     inFlight,
+    ...(children.length > 0 ? { children: children.map((c) => ({ agent: c.agent, workflowId: c.workflowId })) } : {}),
     iterations: { ...state.round.loopCounters },
     steps: state.steps,
     usage: state.usage,

@@ -23,6 +23,8 @@ export const RUN_END_TEXTS = {
   fatal: (agent: string, got: string, message: string) => `fatal_error: agent ${agent}${got}: ${message}`,
   activityFailed: (agent: string, message: string, requestId: string) =>
     `activity_failed: agent ${agent} failed after 3 attempts: ${message}${requestId}`,
+  teamFailed: (agent: string, status: string, reasonText: string, workflowId: string) =>
+    `team_failed: team agent ${agent} ended ${status} (${reasonText}) in its child run ${workflowId}`,
   judgeFailed: (agent: string, err: unknown) =>
     `judge for ${agent} failed; converged counts as false for this result (${errorMessage(err)})`,
   unanswered: (ids: string[]) =>

@@ -15,6 +15,7 @@ import { parseWithIssues } from '../config/zod-issues';
 import { getConditionPlugin } from '../conditions/registry';
 import { toolGlobIssue } from '../llm/tool-glob';
 import { outputSchemaError } from '../output/validator';
+import { MAX_TEAM_DEPTH } from './nested';
 import { PARENT, USER, type CompiledGraph } from './types';
 
 /** Texts of the check, so tests pin them. */
@@ -27,6 +28,7 @@ export const GRAPH_CHECK_TEXTS = {
   tooDeep: (max: number) => `conditions are nested more than ${max} levels deep`,
   more: (n: number) => `and ${n} more`,
   badCondition: 'is not a condition (an object with a string "kind")',
+  teamTooDeep: (max: number) => `teams are nested more than ${max} levels deep`,
 } as const;
 
 /**
@@ -68,6 +70,8 @@ function buildGraphSchema() {
           onTruncated: z.literal('accept').optional(),
           toolChoice: z.literal('required').optional(),
           handoffs: z.array(nodeName).max(MAX_AGENTS + 1).optional(),
+          // the team's graph is checked by `checkGraph` itself, one level down
+          team: z.strictObject({ file: z.string().min(1).max(4096), graph: z.unknown() }).optional(),
         }),
       )
       .refine((a) => Object.keys(a).length <= MAX_AGENTS, `at most ${MAX_AGENTS} agents`),
@@ -176,10 +180,10 @@ function conditionIssues(root: unknown, path: Path): string[] {
 }
 
 /** Names that refer to agents the graph does not have. */
-function referenceIssues(graph: CompiledGraph): string[] {
+function referenceIssues(graph: CompiledGraph, base: Path): string[] {
   const issues: string[] = [];
   const agents = new Set(Object.keys(graph.agents));
-  const at = (path: Path, message: string) => issues.push(GRAPH_CHECK_TEXTS.issue(formatPath(path), message));
+  const at = (path: Path, message: string) => issues.push(GRAPH_CHECK_TEXTS.issue(formatPath([...base, ...path]), message));
   for (const [key, agent] of Object.entries(graph.agents)) {
     if (agent.name !== key) at(['agents', key, 'name'], GRAPH_CHECK_TEXTS.agentKey(key, agent.name));
     agent.handoffs?.forEach((target, i) => {
@@ -210,14 +214,26 @@ function referenceIssues(graph: CompiledGraph): string[] {
  * none for a graph `troupe` compiled from a valid role.
  */
 export function checkGraph(graph: unknown): string[] {
+  return checkAt(graph, [], 0);
+}
+
+/** {@link checkGraph} of a graph found at `at`, `depth` levels of teams down (docs/teams.md, "Nested teams"). */
+function checkAt(graph: unknown, at: Path, depth: number): string[] {
+  const issue = (path: Path, message: string) => GRAPH_CHECK_TEXTS.issue(formatPath([...at, ...path]), message);
   const parsed = parseWithIssues((graphSchema ??= buildGraphSchema()), graph);
-  if (!parsed.ok) return parsed.issues.map((i) => GRAPH_CHECK_TEXTS.issue(formatPath(i.path), i.message));
+  if (!parsed.ok) return parsed.issues.map((i) => issue(i.path, i.message));
   const g = graph as CompiledGraph;
   const schemaError = g.output ? outputSchemaError(g.output.schema) : undefined;
+  const teams = Object.entries(g.agents).flatMap(([name, agent]) => {
+    if (!agent.team) return [];
+    const path = ['agents', name, 'team', 'graph'];
+    return depth + 1 > MAX_TEAM_DEPTH ? [issue(path, GRAPH_CHECK_TEXTS.teamTooDeep(MAX_TEAM_DEPTH))] : checkAt(agent.team.graph, [...at, ...path], depth + 1);
+  });
   return [
-    ...referenceIssues(g),
-    ...graphConditions(g).flatMap(({ condition, path }) => conditionIssues(condition, path)),
-    ...(schemaError ? [GRAPH_CHECK_TEXTS.issue('output.schema', schemaError)] : []),
+    ...referenceIssues(g, at),
+    ...graphConditions(g).flatMap(({ condition, path }) => conditionIssues(condition, [...at, ...path])),
+    ...(schemaError ? [issue(['output', 'schema'], schemaError)] : []),
+    ...teams,
   ];
 }
 

@@ -17,7 +17,8 @@ import { GRAPH_MESSAGES as M } from './messages';
 import { resolveSettings } from './resolve';
 import { compileTeam } from './teams';
 import { topologyEdges } from './topology-edges';
-import { PARENT, type CompiledGraph, type Edge } from './types';
+import { compileTeamAgents } from './nested';
+import { PARENT, type CompiledGraph, type Edge, type TeamGraph } from './types';
 import { validateConfig } from './validate-config';
 import { validateGraph } from './validate';
 import { patternIssues } from './validate-patterns';
@@ -36,6 +37,8 @@ interface CompileOptions {
    * file that failed the schema): skip the checks that need the whole graph, which would mislead.
    */
   partial?: boolean;
+  /** The compiled graphs of the team agents, by agent (docs/teams.md, "Nested teams"): the caller reads their files. */
+  teams?: Record<string, TeamGraph>;
 }
 
 function compileTermination(t: RoleConfig['collaboration']['termination'], errors: PathIssue[]): { termination: Termination; located: LocatedCondition[] } {
@@ -118,6 +121,9 @@ export function compileRole(config: RoleConfig, options: CompileOptions = {}): C
   warnings.push(...graphIssues.warnings);
 
   const settings = resolveSettings(config);
+  const nested = compileTeamAgents(config, options.teams, partial);
+  errors.push(...nested.errors);
+  for (const [name, team] of Object.entries(nested.teams)) settings.agents[name] = { ...settings.agents[name], tools: [], team };
   for (const [name, targets] of Object.entries(team.handoffs)) if (settings.agents[name]) settings.agents[name].handoffs = targets;
   const nodes = nodesInOrder(edges);
   const configIssues = validateConfig({

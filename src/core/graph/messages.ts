@@ -70,6 +70,15 @@ export const GRAPH_MESSAGES = {
   selectorNeedsTwo: 'a selector team needs at least two agents',
   turnsWithoutCap: (team: string, turns: number, agents: number) =>
     `the ${team} team has no max_turns and no max_messages condition: a round stops after ${turns} turns (3 per agent, ${agents} agents)`,
+  // nested teams (docs/teams.md, "Nested teams")
+  instructionsRequired: 'required (an agent that is not a team needs instructions)',
+  notOnTeam: (key: string) => `a team agent has no ${key}: its team's own agents have ${key === 'model' ? 'models' : key} (remove it here)`,
+  teamNotLoaded: (ref: string) =>
+    `the team "${clip(ref)}" was not loaded: team files are read by the file loader (loadRoleFile, troupe run/validate/graph); in TypeScript give team a Role from defineRole`,
+  teamTooDeep: (max: number, chain: string[]) => `teams are nested more than ${max} levels deep (${chain.map((c) => clip(c)).join(' → ')})`,
+  teamCycle: (chain: string[]) => `team files form a cycle: ${chain.map((c) => clip(c)).join(' → ')}`,
+  teamMissing: (ref: string, why: string) => `cannot read the team file "${clip(ref)}": ${why}`,
+  teamHasErrors: (ref: string, n: number) => `the team file "${clip(ref)}" has ${n} error${n === 1 ? '' : 's'} (listed with their place in it)`,
   toolChoiceWithoutTools: 'required needs tools: give the agent tools, or remove tool_choice',
   goalUnreported: 'no agent can report on the goal: give at least one agent the goal tool (tools: [goal])',
   missingPricing: (models: string[]) =>

@@ -21,6 +21,8 @@ export const RENDER_TEXT = {
   eachTurn: (maxTurns: number) => `each turn · cap ${maxTurns} turns`,
   /** The arrow to a swarm's first agent, which keeps the turn until it transfers. */
   firstSpeaker: (maxTurns: number) => `first speaker · cap ${maxTurns} turns`,
+  /** A team agent (docs/teams.md, "Nested teams"): its name and its file. */
+  team: (agent: string, file: string) => `${agent} · team ${file}`,
 } as const;
 
 /** A one-line description of a condition for pictures, with matcher details (`critic score ≥ 85`); prompts use `conditions/describe.ts`. */

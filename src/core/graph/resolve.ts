@@ -32,7 +32,8 @@ export function resolveModel(defaults: ModelConfig | undefined, own: ModelConfig
 function resolveAgent(name: string, a: AgentConfig, defaults: ModelConfig | undefined): CompiledAgent {
   return {
     name,
-    instructions: a.instructions,
+    // a team agent has none: its description stands for it in the other agents' prompts
+    instructions: a.instructions ?? a.description ?? '',
     ...(a.description !== undefined && { description: a.description }),
     model: resolveModel(defaults, a.model),
     tools: [...(a.tools ?? [])],

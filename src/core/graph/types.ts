@@ -57,6 +57,15 @@ export interface CompiledAgent {
   toolChoice?: 'required';
   /** Agents it may transfer to (`user`: a human), in order (docs/teams.md, "Handoffs"); absent: none. */
   handoffs?: string[];
+  /** The agent is a nested team, run as a child workflow (docs/teams.md, "Nested teams"); absent: a model. */
+  team?: TeamGraph;
+}
+
+/** A nested team: the child role's compiled graph and the file it came from (as written in the role). */
+export interface TeamGraph {
+  /** The `team:` reference as written (`./research-team.yaml`), or the role's name for a team given in TypeScript. */
+  file: string;
+  graph: CompiledGraph;
 }
 
 /** The `user` handoff target: a human, asked through a request of kind `handoff`. */

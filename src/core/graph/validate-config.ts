@@ -29,7 +29,7 @@ function checkAgentNames(config: RoleConfig, errors: PathIssue[]): void {
 
 /** Model names the run will call (graph agents, plus the judge when a condition needs it). */
 function modelsUsed(input: ConfigCheckInput): string[] {
-  const names = input.nodes.flatMap((n) => (input.agents[n] ? [input.agents[n].model.name] : []));
+  const names = input.nodes.flatMap((n) => (input.agents[n] && input.config.agents[n]?.team === undefined ? [input.agents[n].model.name] : []));
   if (input.usesJudge) names.push(input.judge.name);
   return [...new Set(names)];
 }

@@ -2,6 +2,7 @@
  * The contract between the workflow and the LLM activities: plain JSON in, plain JSON out.
  * Prompts are built in the pure core; activities only perform the calls.
  */
+import type { UsageLedger } from '../budgets/ledger';
 import type { CompiledGraph, ResolvedModel } from '../graph/types';
 import type { TokenCounts } from '../conditions/view';
 import type { ToolCallRecord, ToolDefinition } from './tool-contract';
@@ -81,6 +82,8 @@ export interface AgentCallResult {
    * results recorded by earlier workers; the workflow then hashes the text itself.
    */
   resultHash?: string;
+  /** A team agent's result: its child run and that run's usage, which counts in the parent's (docs/teams.md, "Nested teams"). */
+  team?: { workflowId: string; usage: UsageLedger };
 }
 
 /**

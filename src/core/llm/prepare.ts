@@ -20,7 +20,8 @@ import type { PrepareInput } from './contract';
  * regular expressions, whose check for catastrophic backtracking needs Node.
  */
 export function preparationOf(graph: CompiledGraph, workflowId: string): PrepareInput | undefined {
-  const models: PrepareInput['models'] = graph.nodes.map((name) => ({ who: `agent ${name}`, model: graph.agents[name].model }));
+  // a team agent calls no model: its child run checks its own
+  const models: PrepareInput['models'] = graph.nodes.filter((name) => !graph.agents[name].team).map((name) => ({ who: `agent ${name}`, model: graph.agents[name].model }));
   if (judgeTargets(graph.termination, graph.edges).length > 0) models.push({ who: 'judge', model: graph.judge.model });
   const own = models.filter(({ model }) => model.baseUrl !== undefined || model.apiKeyEnv !== undefined);
   const tools = graph.nodes

@@ -50,6 +50,8 @@ export interface ProgressSource {
   running: readonly RunningCall[];
   inFlight: string[];
   end?: RunEnd;
+  /** Team agents' child runs in flight. */
+  children?: ReadonlyArray<{ agent: string; workflowId: string }>;
 }
 
 /**
@@ -61,7 +63,7 @@ export function progressOf(source: ProgressSource, now: number, after: unknown):
   const cursor = typeof after === 'number' && Number.isSafeInteger(after) && after > 0 ? after : 0;
   return {
     seq: state.progress ?? 0,
-    status: buildStatusView(state, now, source.inFlight, source.end),
+    status: buildStatusView(state, now, source.inFlight, source.end, source.children),
     calls: [...source.running],
     steps: state.transcript.filter((t) => t.kind !== 'decision' && t.step > cursor),
   };

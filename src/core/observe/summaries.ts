@@ -34,6 +34,8 @@ function via(choice: TeamChoice): string {
 export const SUMMARY_TEXTS = {
   /** An agent's model call: `writer · round 1 · wave 3 · iteration 2`. */
   agentCall: (p: CallPosition) => position(p),
+  /** A team agent's child run: `research · round 1 · wave 1 · team ./research-team.yaml`. */
+  team: (p: CallPosition, file: string) => `${position(p)} · team ${file}`,
   /** A re-dispatch of a final agent: its output did not match `output.schema`, or a check sent it back. */
   retry: (p: CallPosition, by: string) => `${position(p)} · retry for ${by}`,
   /** One model call of an agent's tool loop, under the dispatch's label (the first is step 1). */

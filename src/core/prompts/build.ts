@@ -257,13 +257,16 @@ function userSections(input: AgentPromptInput): string[] {
       ),
     );
   }
-  sections.push(
-    section(
-      PROMPT_TEXTS.notesHeading,
-      input.notes.map((n) => `${PROMPT_TEXTS.noteHeading(PROMPT_TEXTS.noteLabels[n.kind], n.from)}\n${n.text}`),
-    ),
-  );
+  sections.push(notesSection(input.notes));
   return sections.filter((s) => s !== '');
+}
+
+/** The notes of a dispatch under their heading, each labelled; '' when there are none. */
+export function notesSection(notes: readonly PromptNote[]): string {
+  return section(
+    PROMPT_TEXTS.notesHeading,
+    notes.map((n) => `${PROMPT_TEXTS.noteHeading(PROMPT_TEXTS.noteLabels[n.kind], n.from)}\n${n.text}`),
+  );
 }
 
 /**

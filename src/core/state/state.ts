@@ -42,6 +42,8 @@ export interface TranscriptStep {
   handoff?: { to: string; message?: string };
   /** The speaker a selector chose for this step, and how (docs/teams.md, "Selector teams"). */
   selected?: { attempts: number; fallback?: true };
+  /** A team agent's step: the workflow id of the child run that did it (docs/teams.md, "Nested teams"). */
+  team?: string;
 }
 
 /** Round-scoped state: reset when a round starts. */
@@ -82,6 +84,11 @@ export interface RunState {
   /** Shared thread of agent outputs (last 8, numbered), for `context: thread`. */
   thread: Array<{ agent: string; text: string; seq: number }>;
   threadSeq: number;
+  /**
+   * Team runs started so far, by team agent (docs/teams.md, "Nested teams"): the `n` of the next child's
+   * workflow id, carried across continue-as-new so ids never repeat; absent until the first.
+   */
+  teamRuns?: Record<string, number>;
   notes: Record<string, AgentNote[]>;
   /** Notes for every agent of the next wave (`message` without `to`). */
   broadcast: AgentNote[];

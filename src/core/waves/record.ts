@@ -6,7 +6,7 @@
  * held back from routing); the `goal` tool's events are returned for the caller to apply. Pure.
  */
 import { USER, type CompiledGraph } from '../graph/types';
-import { addUsage, recordCall } from '../budgets/ledger';
+import { addUsage, recordCall, recordTeamRun } from '../budgets/ledger';
 import type { GoalEvent } from '../goals';
 import { openHumanRequest } from '../humans/decisions';
 import { REQUEST_SIGNAL_KINDS } from '../humans/requests';
@@ -68,15 +68,18 @@ export function recordResult(
   pushBounded((round.hashes[item.agent] ??= []), hash, hashWindow(graph.termination, graph.edges) + 1);
   if (kind === 'agent') round.messages += 1;
   round.usage = addUsage(round.usage, result.usage);
-  recordCall(state.usage, {
-    kind: 'agent',
-    agent: item.agent,
-    model: graph.agents[item.agent].model.name,
-    usage: result.usage,
-    round: round.round,
-    pricing: graph.pricing,
-    llmCalls: result.llmCalls,
-  });
+  if (result.team) recordTeamRun(state.usage, { agent: item.agent, round: round.round, usage: result.team.usage });
+  else {
+    recordCall(state.usage, {
+      kind: 'agent',
+      agent: item.agent,
+      model: graph.agents[item.agent].model.name,
+      usage: result.usage,
+      round: round.round,
+      pricing: graph.pricing,
+      llmCalls: result.llmCalls,
+    });
+  }
   round.latches = updateLatches(graph.termination, item.agent, normalized, round.latches, graph.edges);
 
   const memory = (state.memory[item.agent] ??= { own: [] });
@@ -88,6 +91,7 @@ export function recordResult(
     transcriptStep({ step: state.steps, agent: item.agent, round: round.round, wave: round.wave, at: now, kind }, result, { captured, hash }),
     MAX_TRANSCRIPT,
   );
+  if (result.team) state.transcript[state.transcript.length - 1].team = result.team.workflowId;
   if (item.via?.kind === 'selected') {
     const { attempts, fallback } = item.via;
     state.transcript[state.transcript.length - 1].selected = { attempts, ...(fallback ? { fallback } : {}) };

@@ -5,7 +5,7 @@ import { formatIssue } from '../../../src/core/config/issues';
 import { loadToolsFile } from '../../../src/tools';
 
 const dir = path.join(__dirname, '..', '..', '..', 'examples');
-const MINE = ['review-loop.yaml', 'pipeline.yaml', 'star.yaml', 'custom-flow.yaml', 'hybrid.yaml', 'round-robin.yaml', 'triage-swarm.yaml', 'selector-team.yaml'];
+const MINE = ['review-loop.yaml', 'pipeline.yaml', 'star.yaml', 'custom-flow.yaml', 'hybrid.yaml', 'round-robin.yaml', 'triage-swarm.yaml', 'selector-team.yaml', 'research-team.yaml', 'nested-team.yaml'];
 const load = (f: string) => loadRoleFile(path.join(dir, f));
 
 describe('examples/', () => {
@@ -92,6 +92,13 @@ describe('examples/', () => {
     expect(g.selector).toMatchObject({ allowRepeatedSpeaker: false, maxAttempts: 3 });
     expect(g.termination.anyOf).toEqual([{ kind: 'text_mention', text: 'APPROVE', sources: ['reviewer'] }]);
     for (const n of g.nodes) expect(g.agents[n].description).toBeTruthy();
+  });
+
+  it('nested-team runs research-team.yaml as its research agent', () => {
+    const g = load('nested-team.yaml').graph!;
+    expect(g.agents.research.team?.file).toBe('./research-team.yaml');
+    expect(g.agents.research.team?.graph).toEqual(load('research-team.yaml').graph);
+    expect(g.nodes).toEqual(['research', 'writer']);
   });
 
   it('examples/README.md has a row for each example', () => {

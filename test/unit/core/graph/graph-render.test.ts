@@ -1,3 +1,4 @@
+import { defineRole } from '../../../../src/core/config/define';
 import { renderGraph } from '../../../../src/core/graph/render';
 import { describeGuard } from '../../../../src/core/graph/render-labels';
 import { loadRole } from '../../fixtures/role-yaml';
@@ -106,5 +107,40 @@ describe('guard descriptions', () => {
       '(1 messages or (2 iterations and signal go))',
     );
     expect(describeGuard({ kind: 'custom', key: 'approvals', params: 2 })).toBe('approvals');
+  });
+});
+
+describe('a team agent (docs/teams.md, "Nested teams")', () => {
+  const nested = () => {
+    const team = defineRole({ name: 'research-team', agents: { searcher: { instructions: 'S.' }, checker: { instructions: 'C.' } }, collaboration: { topology: 'pipeline', agents: ['searcher', 'checker'] } });
+    return defineRole({
+      name: 'briefing',
+      agents: { research: { description: 'R.', team }, writer: { instructions: 'W.' } },
+      collaboration: { topology: 'pipeline', agents: ['research', 'writer'] },
+    }).graph;
+  };
+
+  it('is a subgraph of its team in mermaid, which the edges reach', () => {
+    expect(renderGraph(nested(), 'mermaid')).toBe(
+      [
+        'flowchart TD',
+        '  %% troupe graph "briefing" (topology pipeline)',
+        '  parent(["parent (orchestrator)"])',
+        '  n1["writer"]',
+        '  subgraph n0_team ["research · team research-team"]',
+        '    n0_n0["searcher"]',
+        '    n0_n1["checker"]',
+        '    n0_n0 --> n0_n1',
+        '  end',
+        '  parent --> n0_team',
+        '  n0_team --> n1',
+        '  n1 -.-> parent',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('is a 3-D box naming its file and its agents in DOT', () => {
+    expect(renderGraph(nested(), 'dot')).toContain('n0 [label="research · team research-team\\nsearcher → checker", shape=box3d];');
   });
 });

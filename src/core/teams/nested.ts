@@ -1,0 +1,84 @@
+/**
+ * A nested team's run, the pure side (docs/teams.md, "Nested teams"): its workflow id, its task,
+ * the budgets it starts with (its own, capped by what the parent has left), and what its RunResult
+ * means to the parent — the agent's result, or the end of a failed dispatch. The workflow starts the
+ * child (`src/workflows/team-call.ts`).
+ */
+import { ENDS } from '../ending/ends';
+import type { RunEnd, RunResult } from '../ending/result';
+import type { CompiledBudget, CompiledGraph } from '../graph/types';
+import type { AgentCallResult } from '../llm/contract';
+import type { UsageLedger } from '../budgets/ledger';
+import { notesSection, type PromptNote } from '../prompts/build';
+import type { Trigger } from '../waves/types';
+
+/** The workflow id of `agent`'s `n`-th team run (from 1) in the run `parentId`. */
+export function childWorkflowId(parentId: string, agent: string, n: number): string {
+  return `${parentId}/${agent}-${n}`;
+}
+
+/**
+ * The task a team is given: the outputs that triggered its agent, else (triggered by parent) the
+ * parent's task; then the dispatch's notes (a human's answer or message, a check's retry prompt),
+ * as the agent's prompt would have them.
+ */
+export function teamTask(parentTask: string, triggers: readonly Trigger[], notes: readonly PromptNote[] = []): string {
+  const outputs = triggers.filter((t) => t.from !== 'parent');
+  const input = outputs.length === 0 ? parentTask : outputs.length === 1 ? outputs[0].text : outputs.map((t) => `## ${t.from}\n\n${t.text}`).join('\n\n');
+  const noted = notesSection(notes);
+  return noted === '' ? input : `${input}\n\n${noted}`;
+}
+
+/** The smaller of two optional limits. */
+function smaller(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.min(a, b);
+}
+
+/**
+ * The budgets a team starts with: each the smaller of its own and what the parent has left of its
+ * own (tokens, cost, agent calls, active time, tool calls). The parent dispatches nothing once a
+ * budget is crossed, so what is left is positive; it is kept at least 1 (a limit must be).
+ */
+export function childBudget(own: CompiledBudget, parent: CompiledBudget, used: UsageLedger, activeMs: number): CompiledBudget {
+  const left = (limit: number | undefined, spent: number) => (limit === undefined ? undefined : Math.max(1, limit - spent));
+  const leftUsd = parent.maxCostUsd === undefined ? undefined : Math.max(1e-9, parent.maxCostUsd - used.costUsd);
+  const out: CompiledBudget = {
+    maxTotalTokens: smaller(own.maxTotalTokens, left(parent.maxTotalTokens, used.totalTokens)),
+    maxCostUsd: smaller(own.maxCostUsd, leftUsd),
+    maxAgentCalls: smaller(own.maxAgentCalls, left(parent.maxAgentCalls, used.agentCalls)),
+    maxDurationMs: smaller(own.maxDurationMs, left(parent.maxDurationMs, Math.floor(activeMs))),
+    maxToolCalls: smaller(own.maxToolCalls, left(parent.maxToolCalls, used.toolCalls?.total ?? 0)),
+  };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as CompiledBudget;
+}
+
+/**
+ * The graph a team runs: its own, with the budgets {@link childBudget} gives and the parent's prices
+ * under its own (so the cost it reports counts the models the parent prices).
+ */
+export function childGraph(team: CompiledGraph, parent: CompiledGraph, used: UsageLedger, activeMs: number): CompiledGraph {
+  return { ...team, budget: childBudget(team.budget, parent.budget, used, activeMs), pricing: { ...parent.pricing, ...team.pricing } };
+}
+
+/** Statuses of a child run whose `finalText` is its agent's result; any other fails the dispatch. */
+const TEAM_DONE = new Set(['completed', 'exhausted']);
+
+/** What a team's RunResult is to its parent: the agent's result, or the end of the parent's failed dispatch. */
+export function teamOutcome(agent: string, child: RunResult): { ok: true; result: AgentCallResult } | { ok: false; end: RunEnd } {
+  if (!TEAM_DONE.has(child.status)) return { ok: false, end: ENDS.teamFailed(agent, child) };
+  const usage = child.usage;
+  return {
+    ok: true,
+    result: {
+      text: child.finalText,
+      toolEvents: [],
+      usage: { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, totalTokens: usage.totalTokens },
+      llmCalls: usage.llmRequests,
+      model: `team ${child.workflowId}`,
+      warnings: [],
+      team: { workflowId: child.workflowId, usage },
+    },
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * A team agent's dispatch (docs/teams.md, "Nested teams"): the child role runs as a Temporal child
+ * workflow (`troupeRun`, id `<parent id>/<agent>-<n>`, on the parent's task queue), with the agent's
+ * input as its task and the parent's remaining budgets as its caps. Cancelling the dispatch's scope
+ * (the run cancelled, a sibling failed, a round timer) cancels the child; the parent close policy
+ * cancels it should the parent end first. What its RunResult means is decided in the core
+ * (`core/teams/nested.ts`).
+ */
+import { CancellationScope, CancelledFailure, ParentClosePolicy, startChild } from '@temporalio/workflow';
+import { recordTeamRun } from '../core/budgets/ledger';
+import type { RunEnd, RunResult } from '../core/ending/result';
+import type { AgentCallResult } from '../core/llm/contract';
+import { staticDetails, staticSummary } from '../core/observe/details';
+import { RUNNING_STATUS } from '../core/observe/search';
+import { SUMMARY_TEXTS } from '../core/observe/summaries';
+import { activeMs } from '../core/state/clock';
+import { childGraph, childWorkflowId, teamOutcome, teamTask } from '../core/teams/nested';
+import type { PromptNote } from '../core/prompts/build';
+import type { WaveItem } from '../core/waves/types';
+import type { Run } from './execution';
+import { WORKFLOW_TYPE } from './messages';
+import { positionOf } from './agent-call';
+import { running, SEARCH_KEYS } from './observe';
+
+/** The Temporal UI's label of a team agent's dispatch (the child's summary, and its entry in the current details). */
+export function teamLabel(run: Run, item: WaveItem): string {
+  return SUMMARY_TEXTS.team(positionOf(run, item.agent, item.via), run.graph.agents[item.agent].team!.file);
+}
+
+/**
+ * Run `item`'s team as a child workflow (its task: the agent's input and `notes`): its result as the agent's, or the end of the parent's failed
+ * dispatch when the child ended other than completed or exhausted. Throws a cancellation when the
+ * child ended cancelled because the parent cancelled or stopped it.
+ */
+export async function teamCall(run: Run, item: WaveItem, label: string, notes: PromptNote[]): Promise<{ ok: true; result: AgentCallResult } | { ok: false; end: RunEnd }> {
+  const { graph, state } = run;
+  const team = graph.agents[item.agent].team!;
+  const runs = (state.teamRuns ??= {});
+  const n = (runs[item.agent] = (runs[item.agent] ?? 0) + 1);
+  const workflowId = childWorkflowId(state.workflowId, item.agent, n);
+  const input = { graph: childGraph(team.graph, graph, state.usage, activeMs(state, Date.now())), task: teamTask(state.task, item.triggers, notes) };
+  const child: Run['children'][number] = { agent: item.agent, workflowId };
+  run.children.push(child);
+  const done = running(run, { kind: 'agent', agent: item.agent, label });
+  try {
+    // started as `startRun` starts a run: its UI summary and details, its memo and, where the
+    // parent has them, troupe's search attributes (so `troupe list --waiting` finds its requests)
+    const handle = await startChild(WORKFLOW_TYPE, {
+      workflowId,
+      args: [input],
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      memo: { troupeStatus: RUNNING_STATUS, troupeGraph: input.graph.name, troupeWaiting: false },
+      staticSummary: staticSummary(input.graph, input.task),
+      staticDetails: staticDetails(input.graph),
+      ...(run.indexed
+        ? {
+            typedSearchAttributes: [
+              { key: SEARCH_KEYS.graph, value: input.graph.name },
+              { key: SEARCH_KEYS.status, value: RUNNING_STATUS },
+              { key: SEARCH_KEYS.waiting, value: false },
+            ],
+          }
+        : {}),
+    });
+    child.handle = handle;
+    // a stop or a pause that came while the child was starting reaches it now
+    if (state.stop) void handle.signal('stop', state.stop.reason !== undefined ? { reason: state.stop.reason } : {}).catch(() => undefined);
+    else if (state.paused) void handle.signal('pause').catch(() => undefined);
+    const result = (await handle.result()) as RunResult;
+    // a child the parent cancelled or stopped is no failure: the parent ends as it was told to
+    if (result.status === 'cancelled' && (CancellationScope.current().consideredCancelled || state.stop)) throw new CancelledFailure(result.reasonText);
+    const outcome = teamOutcome(item.agent, result);
+    // a failed child's usage still counts: the parent's result says what the run spent
+    if (!outcome.ok) recordTeamRun(state.usage, { agent: item.agent, round: state.round.round, usage: result.usage });
+    return outcome;
+  } finally {
+    run.children = run.children.filter((c) => c !== child);
+    done();
+  }
+}
