@@ -182,6 +182,23 @@ describe('agents choose who works next', () => {
     expect(h.stub.hits('selector:team')).toBe(6);
   });
 
+  test('source_match ends the run once a named agent answered, before the next one is called', async () => {
+    const yaml = `
+name: sm
+agents:
+  a: { instructions: "A." }
+  b: { instructions: "B." }
+  c: { instructions: "C." }
+collaboration:
+  topology: pipeline
+  agents: [a, b, c]
+  termination: { any_of: [{ source_match: [c, b] }] }
+`;
+    const r = await h.run(yaml);
+    expect(r).toMatchObject({ status: 'completed', reason: 'source_match', reasonText: "source_match: 'b' answered" });
+    expect(h.stub.hits('c')).toBe(0);
+  });
+
   test('tool_called ends the run once the named tool ran', async () => {
     const yaml = `
 name: tc

@@ -4,7 +4,7 @@
  * plugin needs only the first six members, and may use the optional hooks below them. Plugin code
  * must be pure and deterministic: it runs in the workflow sandbox and is replayed.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Path } from '../config/issues';
 import type { TerminationView } from './view';
 
@@ -110,6 +110,12 @@ export function fromSchema<S extends z.ZodType, P>(
   build: (data: z.output<S>) => P,
 ): Pick<ConditionPlugin<P>, 'schema' | 'parse'> {
   return { schema, parse: (data) => ({ ok: true, params: build(data as z.output<S>) }) };
+}
+
+/** One name or a non-empty list of names (`source_match`, `tool_called`), read as a list. */
+export function oneOrMoreNames(): z.ZodType<string[]> {
+  const name = z.string().trim().min(1);
+  return z.union([name, z.array(name).min(1)]).transform((d) => (typeof d === 'string' ? [d] : d));
 }
 
 /** A name as the schema would take it, trimmed; undefined for anything else (its type error is reported instead). */

@@ -4,10 +4,9 @@
  * cannot end before the agent has answered. A state condition that stays true for the rest of
  * the round: an agent's latest result is kept until the round ends.
  */
-import { z } from 'zod';
 import type { Path } from '../../config/issues';
 import { capitalize } from '../texts';
-import { fromSchema, nameIn, type ConditionPlugin } from '../plugin';
+import { fromSchema, oneOrMoreNames, nameIn, type ConditionPlugin } from '../plugin';
 import { registerBuiltinCondition } from '../store';
 import type { TerminationView } from '../view';
 
@@ -18,8 +17,6 @@ export interface SourceMatch {
   sources: string[];
 }
 
-const name = z.string().trim().min(1);
-const schema = z.union([name, z.array(name).min(1)]);
 
 /** The first of the sources, in list order, that has a result this round. */
 function answered(c: SourceMatch, v: TerminationView): string | undefined {
@@ -37,7 +34,7 @@ function namedSources(value: unknown): Array<{ agent: string; path: Path }> {
 
 /** The `source_match` condition. */
 export const sourceMatch: ConditionPlugin<SourceMatch> = {
-  ...fromSchema(schema, (d): SourceMatch => ({ kind: 'source_match', sources: typeof d === 'string' ? [d] : d })),
+  ...fromSchema(oneOrMoreNames(), (sources): SourceMatch => ({ kind: 'source_match', sources })),
   agents: namedSources,
   holds: (c, v) => answered(c, v) !== undefined,
   reason: 'source_match', priority: 1,

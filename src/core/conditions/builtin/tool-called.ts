@@ -3,8 +3,7 @@
  * (AutoGen FunctionCallTermination), named as in the agent's `tools:` list (`goal` and `signal`
  * included). A call that ran and failed counts too, as in AutoGen: the tool was executed.
  */
-import { z } from 'zod';
-import { fromSchema, type ConditionPlugin } from '../plugin';
+import { fromSchema, oneOrMoreNames, type ConditionPlugin } from '../plugin';
 import { registerBuiltinCondition } from '../store';
 import type { TerminationView } from '../view';
 
@@ -15,8 +14,6 @@ export interface ToolCalled {
   names: string[];
 }
 
-const name = z.string().trim().min(1);
-const schema = z.union([name, z.array(name).min(1)]);
 
 /** The first of the names, in list order, of a tool that ran this round. */
 function ran(c: ToolCalled, v: TerminationView): string | undefined {
@@ -26,7 +23,7 @@ function ran(c: ToolCalled, v: TerminationView): string | undefined {
 
 /** The `tool_called` condition. */
 export const toolCalled: ConditionPlugin<ToolCalled> = {
-  ...fromSchema(schema, (d): ToolCalled => ({ kind: 'tool_called', names: typeof d === 'string' ? [d] : d })),
+  ...fromSchema(oneOrMoreNames(), (names): ToolCalled => ({ kind: 'tool_called', names })),
   holds: (c, v) => ran(c, v) !== undefined,
   reason: 'tool_called', priority: 1,
   reasonText: (c, v) => `tool_called: tool '${ran(c, v) ?? c.names[0]}' was executed`,
