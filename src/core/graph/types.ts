@@ -68,8 +68,7 @@ export interface TeamGraph {
   graph: CompiledGraph;
 }
 
-/** The `user` handoff target: a human, asked through a request of kind `handoff`. */
-export const USER = 'user';
+export { USER } from './user';
 
 /** The selector of a `selector` team, resolved (docs/teams.md, "Selector teams"). */
 export interface CompiledSelector {

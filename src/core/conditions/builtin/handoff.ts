@@ -5,7 +5,7 @@
  * asking a human.
  */
 import { z } from 'zod';
-import { USER } from '../../graph/types';
+import { USER } from '../../graph/user';
 import { capitalize } from '../texts';
 import { fromSchema, nameIn, type ConditionPlugin } from '../plugin';
 import { registerBuiltinCondition } from '../store';
