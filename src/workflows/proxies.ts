@@ -15,7 +15,7 @@ export const HEARTBEAT_TIMEOUT_MS = 5_000;
 /** Judge activity timeout when the role sets none (the same policy as agents). */
 export const JUDGE_TIMEOUT_MS = 30_000;
 
-/** Selector activity timeout when `collaboration.selector.model` sets none (judge-like, SPEC §14.2). */
+/** Selector activity timeout when `collaboration.selector.model` sets none (like the judge: docs/teams.md, "Selector teams"). */
 export const SELECTOR_TIMEOUT_MS = 30_000;
 
 /**
@@ -81,12 +81,4 @@ export function activitiesFor(timeoutMs: number): ActivityInterfaceFor<TroupeAct
     proxies.set(timeoutMs, acts);
   }
   return acts;
-}
-
-/**
- * The `selectSpeaker` activity of a selector team, judge-like: the LLM policy of {@link activitiesFor}
- * (3 attempts, heartbeats, fatal errors not retried) with `timeoutMs`, else 30 s.
- */
-export function selectSpeakerActivity(timeoutMs: number = SELECTOR_TIMEOUT_MS): ActivityInterfaceFor<TroupeActivities>['selectSpeaker'] {
-  return activitiesFor(timeoutMs).selectSpeaker;
 }

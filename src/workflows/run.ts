@@ -40,7 +40,6 @@ import { awaitDecision } from './human-gate';
 import { installHandlers } from './messages';
 import { publish, publishEnd, running, searchAttributesSet, showDetails } from './observe';
 import { localActivities } from './proxies';
-import { teamCall, teamLabel } from './team-call';
 import { runToolLoop } from './tool-loop';
 import { dispatchWave, judge, selectSpeaker, WaveTimers } from './waves';
 
@@ -136,7 +135,8 @@ async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract
         break;
       case 'dispatch': {
         timers = command.timed ? WaveTimers.start(run) : undefined;
-        if (timers || command.items.length > 1) {
+        // a team agent's child workflow goes the general way: the fast path is for one model call
+        if (timers || command.items.length > 1 || run.graph.agents[command.items[0].agent].team) {
           const wave = timers;
           event = wave ? await wave.run(run, () => dispatchWave(run, command.items, command.options)) : await dispatchWave(run, command.items, command.options);
           if (wave?.timedOut) event = { ...event, timedOut: wave.timedOut };
@@ -149,14 +149,8 @@ async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract
         let failure: RunEnd | undefined;
         try {
           // messages without a promise unless older context must be compacted first
-          const prepared = run.graph.agents[item.agent].team
-            ? undefined
-            : (messagesWithoutCompaction(run, item, notes) ?? (await prepareMessages(run, item, notes)));
-          if (!prepared) {
-            const team = await teamCall(run, item, teamLabel(run, item), notes);
-            if (team.ok) outcomes.push({ item, result: team.result });
-            else failure = team.end;
-          } else if (!prepared.ok) failure = prepared.end;
+          const prepared = messagesWithoutCompaction(run, item, notes) ?? (await prepareMessages(run, item, notes));
+          if (!prepared.ok) failure = prepared.end;
           else {
             const { label, tools, input, callAgent } = agentCall(run, item, prepared.messages, command.options);
             if (tools) outcomes.push({ item, result: await runToolLoop(run, item, prepared.messages, tools, label, command.options.responseSchema) });

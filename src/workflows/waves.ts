@@ -20,7 +20,7 @@ import { agentCall, messagesWithoutCompaction, openWave, prepareMessages } from 
 import { failedCall, modelCall } from './calls';
 import type { Run } from './execution';
 import { failureMessage } from './failures';
-import { activitiesFor, JUDGE_TIMEOUT_MS, SELECTOR_TIMEOUT_MS, selectSpeakerActivity } from './proxies';
+import { activitiesFor, JUDGE_TIMEOUT_MS, SELECTOR_TIMEOUT_MS } from './proxies';
 import { NO_USAGE } from '../core/budgets/ledger';
 import type { SelectTurn } from '../core/teams/turns';
 import { teamCall, teamLabel } from './team-call';
@@ -123,7 +123,7 @@ export async function selectSpeaker(run: Run, turn: SelectTurn): Promise<Extract
   };
   try {
     const answer = await modelCall(run, { kind: 'selector', agent: 'selector', label }, () =>
-      selectSpeakerActivity(timeoutMs).executeWithOptions({ summary: summary(label) }, [input]),
+      activitiesFor(timeoutMs).selectSpeaker.executeWithOptions({ summary: summary(label) }, [input]),
     );
     return { kind: 'selected', ...answer };
   } catch (err) {

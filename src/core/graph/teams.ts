@@ -11,7 +11,7 @@ import type { Termination } from '../conditions/types';
 import type { EdgeDraft } from './edges';
 import { GRAPH_MESSAGES as M } from './messages';
 import { resolveModel } from './resolve';
-import { PARENT, USER, type CompiledSelector } from './types';
+import { PARENT, USER, type CompiledGraph, type CompiledSelector } from './types';
 
 /** Topologies whose agents choose (swarm) or are chosen (selector) instead of following edges. */
 export const TEAM_TOPOLOGIES = ['swarm', 'selector'] as const;
@@ -35,6 +35,15 @@ const MAX_TOOL_NAME = 64;
  */
 export function transferToolName(target: string): string {
   return `transfer_to_${target.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+/**
+ * What an agent is, in one line, for another model choosing it (a transfer tool's description, a
+ * selector's `{roles}`): its `description`, else the first line of its instructions, else its name.
+ */
+export function agentSummary(graph: CompiledGraph, name: string): string {
+  const agent = graph.agents[name];
+  return agent?.description?.trim() || agent?.instructions.trim().split('\n')[0]?.trim() || name;
 }
 
 /** What the team pieces of a role compile to. */

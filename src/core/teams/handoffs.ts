@@ -7,7 +7,7 @@
  */
 import type { HandoffTool, ToolEvent } from '../llm/contract';
 import type { WorkerFunctionTool } from '../llm/tool-contract';
-import { transferToolName } from '../graph/teams';
+import { agentSummary, transferToolName } from '../graph/teams';
 import { USER, type CompiledGraph } from '../graph/types';
 
 /** Every text of handoffs a model or a human reads, kept together so tests pin them. */
@@ -36,8 +36,7 @@ export function handoffTools(graph: CompiledGraph, agent: string): HandoffTool[]
 }
 
 function about(graph: CompiledGraph, target: string): string {
-  const agent = graph.agents[target];
-  const text = agent?.description?.trim() || agent?.instructions.trim().split('\n')[0]?.trim() || target;
+  const text = agentSummary(graph, target);
   return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : text;
 }
 

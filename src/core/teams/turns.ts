@@ -5,6 +5,7 @@
  */
 import { recordCall, addUsage } from '../budgets/ledger';
 import type { TokenCounts } from '../conditions/view';
+import { agentSummary } from '../graph/teams';
 import type { CompiledGraph } from '../graph/types';
 import { warn, type RunState } from '../state/state';
 import { TO_BE_SELECTED, type WaveItem } from '../waves/types';
@@ -41,16 +42,11 @@ export function selectTurn(graph: CompiledGraph, state: RunState): SelectTurn {
   const previous = state.round.lastWave[0];
   const candidates = selectorCandidates(participants, previous, selector.allowRepeatedSpeaker);
   const prompt = renderSelectorPrompt(selector.prompt ?? DEFAULT_SELECTOR_PROMPT, {
-    roles: participants.map((name) => ({ name, description: roleOf(graph, name) })),
+    roles: participants.map((name) => ({ name, description: agentSummary(graph, name) })),
     participants: candidates,
     history: [{ agent: 'user', text: state.task }, ...state.thread.map((e) => ({ agent: e.agent, text: e.text }))],
   });
   return { prompt, participants, candidates, ...(previous !== undefined ? { previous } : {}), turn: state.round.messages + 1 };
-}
-
-function roleOf(graph: CompiledGraph, name: string): string {
-  const agent = graph.agents[name];
-  return agent.description?.trim() || agent.instructions.trim().split('\n')[0]?.trim() || name;
 }
 
 /**

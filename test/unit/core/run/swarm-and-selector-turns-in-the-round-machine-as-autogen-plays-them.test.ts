@@ -133,6 +133,25 @@ describe('a swarm in the round machine', () => {
   });
 });
 
+describe('handoffs in a graph, in the round machine', () => {
+  it('a transfer follows exactly its edge, and a back edge it follows counts for its loop', () => {
+    const yaml = `name: g
+agents:
+  a: { instructions: "A." }
+  b: { instructions: "B.", handoffs: edges }
+  c: { instructions: "C." }
+collaboration:
+  flow: [parent -> a, a -> b, b -> a, b -> c, c -> parent]
+  max_iterations: 2
+`;
+    const r = drive(compile(yaml), { b: [to('a')] });
+    // static routing would send b's output to a and c; the transfer sends it to a alone
+    expect(r.speakers).toEqual(['a', 'b', 'a', 'b']);
+    expect(r.m.state.round.loopCounters).toEqual({ 'a,b': 2 });
+    expect(r.end.end).toMatchObject({ status: 'exhausted', reason: 'max_iterations' });
+  });
+});
+
 const CREW = (extra = '') => `name: c
 agents:
   planner: { instructions: "Plan." }
