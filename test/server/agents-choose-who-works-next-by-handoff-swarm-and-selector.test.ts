@@ -18,7 +18,8 @@ import type { RunResult } from '../../src/core/ending/result';
 import type { TranscriptStep } from '../../src/core/state/state';
 import { transcriptQuery } from '../../src/workflows/messages';
 import { troupe } from '../helpers/cli';
-import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
+import { waitForStatus, type Harness } from '../helpers/runs';
+import { startToolsHarness, type ToolsHarness } from '../helpers/tools';
 
 const transfer = (to: string, message?: string) => ({ name: `transfer_to_${to}`, arguments: message ? { message } : {} });
 
@@ -56,14 +57,16 @@ collaboration:
 ${extra}`;
 
 describe('agents choose who works next', () => {
+  let t: ToolsHarness;
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    t = await startToolsHarness();
+    h = t.h;
     process.env.TROUPE_TASK_QUEUE = h.worker.taskQueue;
   });
   afterAll(async () => {
     delete process.env.TROUPE_TASK_QUEUE;
-    await h?.close();
+    await t?.close();
   });
   beforeEach(() => h.stub.reset());
 
@@ -93,6 +96,17 @@ describe('agents choose who works next', () => {
     expect(r.transcript.find((s) => s.agent === 'triage')?.handoff).toEqual({ to: 'tech', message: 'the printer is on fire' });
     // the transfer is a tool call the workflow applies: no activity beyond the agents' own calls
     expect(r.activities).toEqual(['callAgent: triage · round 1 · wave 1', 'callAgent: tech · round 1 · wave 2 · via handoff from triage']);
+  });
+
+  test('an agent with worker tools: the reply\'s tool call runs, the transfer is made, and no further model call follows', async () => {
+    h.stub.script('triage', [{ toolCalls: [{ name: 'shout', arguments: { text: 'hi', times: 1 } }, transfer('billing', 'refund')] }]);
+    const r = await runWithSteps(DESK.replace('handoffs: edges }', 'handoffs: edges, tools: [shout] }'));
+    expect(r).toMatchObject({ status: 'completed', finalText: 'billing reply 1' });
+    expect(h.stub.hits('triage')).toBe(1);
+    expect(h.stub.hits('tech')).toBe(0);
+    expect(r.usage.toolCalls?.total).toBe(1);
+    expect(r.transcript[0]).toMatchObject({ agent: 'triage', handoff: { to: 'billing', message: 'refund' }, tools: [expect.objectContaining({ tool: 'shout', ok: true })] });
+    expect(r.activities).toEqual(['callModel: triage · round 1 · wave 1 · step 1', 'callTool: shout · triage', 'callAgent: billing · round 1 · wave 2 · via handoff from triage']);
   });
 
   test('two transfers in one reply: the first wins, the other is refused and the agent hears it next turn', async () => {
