@@ -396,7 +396,7 @@ function estimatedUsage(body: ChatCompletionCreateParamsNonStreaming, completion
     body.messages.map((m) => ({ role: 'user' as const, content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '') })),
   );
   const message = completion.choices[0]?.message;
-  const written = `${message?.content ?? ''}${message?.refusal ?? ''}${JSON.stringify(message?.tool_calls ?? '')}`;
+  const written = `${message?.content ?? ''}${message?.refusal ?? ''}${message?.tool_calls ? JSON.stringify(message.tool_calls) : ''}`;
   const completionTokens = estimateTokens(written);
   return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
 }
