@@ -221,8 +221,9 @@ async function send(
     return { completion: read.completion, requestId, usage: estimatedUsage(body, read.completion), ...(warnings.length > 0 ? { warnings } : {}) };
   } catch (err) {
     if (ctx.cancellationSignal.aborted) throw cancelledFailure(ctx.cancellationSignal.reason);
-    if (err instanceof ApplicationFailure) throw err;
+    // the deadline's abort may surface as a stream cut off: it is the timeout all the same
     if (timedOut) throw timeoutFailure(scope, timeout);
+    if (err instanceof ApplicationFailure) throw err;
     throw classifyLlmError(err, scope, timeout, Date.now());
   } finally {
     clearInterval(beats);

@@ -4,7 +4,7 @@
  * streamed to again, a worker with streaming off never streams, and a stream without usage gets an
  * estimate and a warning instead of zero tokens.
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { createActivities } from '../../../src/activities';
 import { rejectsStreaming } from '../../../src/activities/llm';
 import { streamingOn } from '../../../src/activities/stream-policy';
@@ -138,5 +138,36 @@ describe('a stream without its usage chunk', () => {
     const second = await runIn(activityEnv(), acts.callAgent, input());
     expect(second.usage.completionTokens).toBe(10);
     expect(second.warnings).toEqual([]);
+  });
+});
+
+describe('a stream that stops in the middle', () => {
+  it('is aborted at the deadline and reported as the timeout, with the partial text sent before', async () => {
+    stub = await startStubLlm({ stream: { chunkChars: 5, hangAfterChunks: 3 } });
+    stub.script('writer', [{ text: 'begun but never finished' }]);
+    const env = activityEnv(1_400);
+    const beats: unknown[] = [];
+    env.on('heartbeat', (details: unknown) => beats.push(details));
+    const acts = createActivities({ baseUrl: stub.url, env: {} });
+    const failure = await runIn(env, acts.callAgent, input()).then(
+      () => undefined,
+      (e: unknown) => e as ApplicationFailure,
+    );
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure!.type).toBe(FAILURE_TYPES.retryable);
+    expect(failure!.message).toMatch(/^agent writer: no reply within 1400 ms/);
+    await stub.waitFor(() => stub!.requests[0]!.aborted, { timeoutMs: 2000, message: 'the stream was not aborted' });
+    expect(readLiveText(beats.at(-1))).toEqual({ agent: 'writer', kind: 'agent', partialText: 'begun but ', chars: 10 });
+  });
+
+  it('is aborted when the activity is cancelled, which rethrows CancelledFailure', async () => {
+    stub = await startStubLlm({ stream: { chunkChars: 5, hangAfterChunks: 3 } });
+    const acts = createActivities({ baseUrl: stub.url, env: {} });
+    const env = activityEnv();
+    const running = env.run(acts.callAgent, input());
+    await stub.waitFor(() => stub!.requests[0]?.chunks === 3, { message: 'the stream did not start' });
+    env.cancel();
+    await expect(running).rejects.toBeInstanceOf(CancelledFailure);
+    await stub.waitFor(() => stub!.requests[0]!.aborted, { timeoutMs: 2000, message: 'the stream was not aborted' });
   });
 });
