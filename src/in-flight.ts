@@ -27,9 +27,10 @@ export const MODEL_CALL_ACTIVITIES: ReadonlySet<string> = new Set([
 export const DESCRIBE_DEADLINE_MS = 3_000;
 
 /**
- * Least time between two describes while following (1 s). The worker reports a call's text at most
- * every 0.8 × its 5 s heartbeat timeout after the first report, so asking more often would mostly
- * read the same text again.
+ * Least time between two describes while following (1 s): one request a second to the server, and
+ * only while a model call runs. A worker reports a call's text at most every 500 ms
+ * (`maxHeartbeatThrottleInterval`, src/worker.ts), so the text shown is at most about 1.5 s old;
+ * the live view redraws once a second anyway.
  */
 export const LIVE_TEXT_INTERVAL_MS = 1_000;
 
