@@ -5,15 +5,10 @@
  * that are not a LiveText (an older worker, a tool's own details, anything malformed) are no call.
  * Pure: `src/in-flight.ts` does the reading.
  */
-import type { LiveText } from './live';
-
-/** The most of a call's partial text a heartbeat carries, and so the most a client keeps. */
-export const LIVE_TEXT_MAX_CHARS = 2048;
+import { LIVE_TEXT_LIMITS, readLiveText, textTail, type LiveText } from './live';
 
 /** The longest agent name read from a heartbeat (longer: not a troupe heartbeat). */
 const MAX_AGENT_CHARS = 512;
-
-const KINDS: ReadonlySet<string> = new Set<LiveText['kind']>(['agent', 'judge', 'compaction', 'selector']);
 
 /** A model call in flight, with what it has written so far. */
 export interface InFlightCall extends LiveText {
@@ -30,20 +25,18 @@ export interface InFlightCall extends LiveText {
 export type InFlightEntry = { agent: string } & Partial<Omit<InFlightCall, 'agent'>>;
 
 /**
- * `value` as a LiveText, or undefined when it is not one: a plain object with a non-empty `agent`,
- * a known `kind`, a string `partialText` and a whole, non-negative `chars`. A text longer than a
- * heartbeat carries is cut to its end, and `chars` is never less than the text's length.
+ * `value` (one decoded heartbeat detail) as a LiveText that is safe to show, or undefined: the
+ * contract's shape ({@link readLiveText}), a non-empty agent name of sane length and a whole,
+ * non-negative count. A text longer than a heartbeat carries is cut to its end, and `chars` is
+ * never less than the text's length.
  */
 export function parseLiveText(value: unknown): LiveText | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const v = value as Record<string, unknown>;
-  const { agent, kind, partialText, chars } = v;
-  if (typeof agent !== 'string' || agent.length === 0 || agent.length > MAX_AGENT_CHARS) return undefined;
-  if (typeof kind !== 'string' || !KINDS.has(kind)) return undefined;
-  if (typeof partialText !== 'string') return undefined;
-  if (typeof chars !== 'number' || !Number.isSafeInteger(chars) || chars < 0) return undefined;
-  const text = partialText.length > LIVE_TEXT_MAX_CHARS ? partialText.slice(-LIVE_TEXT_MAX_CHARS) : partialText;
-  return { agent, kind: kind as LiveText['kind'], partialText: text, chars: Math.max(chars, text.length) };
+  if (Array.isArray(value)) return undefined;
+  const live = readLiveText(value);
+  if (!live || live.agent.length === 0 || live.agent.length > MAX_AGENT_CHARS) return undefined;
+  if (!Number.isSafeInteger(live.chars) || live.chars < 0) return undefined;
+  const text = live.partialText.length > LIVE_TEXT_LIMITS.tailChars ? textTail(live.partialText) : live.partialText;
+  return { agent: live.agent, kind: live.kind, partialText: text, chars: Math.max(live.chars, text.length) };
 }
 
 /** Whether `a` is a better call to show for its agent than `b`: the agent's own call first, then the latest report. */
