@@ -3,10 +3,15 @@
  * far, read from the run's pending activities (docs/observability.md, "Live output"): `--json`
  * carries `inFlight[].partialText`, which grows from one reading to the next and is always a prefix
  * of the reply the model is sending; the plain status prints its last line; once the call has
- * ended, no partial text is left. With TROUPE_PAYLOAD_KEY set the heartbeat details are stored
- * encrypted, and the CLI still reads them with its codec.
+ * ended, no partial text is left. A team agent's child run has pending activities of its own: the
+ * parent's status shows the child's agent writing under `childRuns`. With TROUPE_PAYLOAD_KEY set the
+ * heartbeat details are stored encrypted, and the CLI still reads them with its codec.
  */
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { loadRoleFile } from '../../src/config-file';
 import { AesGcmCodec, CODEC_ENV, payloadKeysFromEnv } from '../../src/codec';
 import type { InFlightEntry } from '../../src/core/observe/in-flight';
 import { readInFlightCalls } from '../../src/in-flight';
@@ -29,6 +34,7 @@ const SLOW = { chunkChars: 16, chunkDelayMs: 100 };
 interface StatusJson {
   phase: string;
   inFlight: InFlightEntry[];
+  childRuns?: Array<{ agent: string; status: StatusJson }>;
 }
 
 async function statusJson(id: string): Promise<StatusJson> {
@@ -85,6 +91,36 @@ describe('troupe status and a streaming agent', () => {
     expect(JSON.parse(ended.stdout)).toMatchObject({ phase: 'finished', inFlight: [] });
     expect(ended.stdout).not.toContain('partialText');
     expect(h.stub.requestsFor('writer')[0]).toMatchObject({ streamed: true });
+  }, 90_000);
+
+  test("a team agent's child run: the parent's status shows the child's agent writing under childRuns", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-live-team-'));
+    fs.writeFileSync(path.join(dir, 'team.yaml'), SOLO.replace('name: streamed', 'name: writing-team'));
+    fs.writeFileSync(
+      path.join(dir, 'role.yaml'),
+      `name: parent\nagents:\n  team: { description: Writes, team: ./team.yaml }\ncollaboration:\n  topology: pipeline\n  agents: [team]\n`,
+    );
+    const loaded = loadRoleFile(path.join(dir, 'role.yaml'));
+    expect(loaded.errors).toEqual([]);
+    h.stub.script('writer', [{ text: REPLY, stream: SLOW }]);
+    const handle = await h.start(loaded.graph!);
+    const deadline = Date.now() + 30_000;
+    let status: StatusJson;
+    for (;;) {
+      status = await statusJson(handle.workflowId);
+      if (status.childRuns?.[0]?.status.inFlight.some((e) => (e.chars ?? 0) > 0)) break;
+      if (Date.now() > deadline) throw new Error(`no child text: ${JSON.stringify(status)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // the parent's own agent is a child workflow, no model call: its name only
+    expect(status.inFlight).toEqual([{ agent: 'team' }]);
+    const child = status.childRuns![0];
+    expect(child.agent).toBe('team');
+    expect(child.status.inFlight).toEqual([expect.objectContaining({ agent: 'writer', kind: 'agent', activityType: 'callAgent' })]);
+    expect(REPLY.startsWith(child.status.inFlight[0].partialText!)).toBe(true);
+    expect((await troupe('status', handle.workflowId)).stdout).toMatch(/\n {4}writer is writing \(\d+ chars\): /);
+    expect(await handle.result()).toMatchObject({ status: 'completed' });
+    fs.rmSync(dir, { recursive: true, force: true });
   }, 90_000);
 });
 
