@@ -16,8 +16,13 @@ export function benchClient(baseUrl: string): OpenAI {
   return createOpenAIClient({ name: 'stub-model' }, { baseUrl, apiKey: 'bench-key', env: {} }, { kind: 'agent', agent: 'bench' });
 }
 
-/** Sends one request the way the agent activity does (timeout, no retries, troupe headers); returns the text. */
-export async function directChat(client: OpenAI, body: ChatBody, agent: string): Promise<string> {
+/**
+ * Sends one request the way the agent activity does (timeout, no retries, troupe headers); returns the
+ * text. A recorded body that troupe streamed is sent whole: the baselines stay a plain request, so
+ * streaming counts against troupe.
+ */
+export async function directChat(client: OpenAI, recorded: ChatBody, agent: string): Promise<string> {
+  const { stream: _stream, stream_options: _options, ...body } = recorded as ChatBody & { stream?: unknown; stream_options?: unknown };
   const { data } = await client.chat.completions
     .create(body, {
       timeout: 29_000,

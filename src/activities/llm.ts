@@ -221,8 +221,9 @@ async function send(
     return { completion: read.completion, requestId, usage: estimatedUsage(body, read.completion), ...(warnings.length > 0 ? { warnings } : {}) };
   } catch (err) {
     if (ctx.cancellationSignal.aborted) throw cancelledFailure(ctx.cancellationSignal.reason);
-    if (err instanceof ApplicationFailure) throw err;
+    // the deadline's abort may surface as a stream cut off: it is the timeout all the same
     if (timedOut) throw timeoutFailure(scope, timeout);
+    if (err instanceof ApplicationFailure) throw err;
     throw classifyLlmError(err, scope, timeout, Date.now());
   } finally {
     clearInterval(beats);
@@ -396,7 +397,7 @@ function estimatedUsage(body: ChatCompletionCreateParamsNonStreaming, completion
     body.messages.map((m) => ({ role: 'user' as const, content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '') })),
   );
   const message = completion.choices[0]?.message;
-  const written = `${message?.content ?? ''}${message?.refusal ?? ''}${JSON.stringify(message?.tool_calls ?? '')}`;
+  const written = `${message?.content ?? ''}${message?.refusal ?? ''}${message?.tool_calls ? JSON.stringify(message.tool_calls) : ''}`;
   const completionTokens = estimateTokens(written);
   return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
 }

@@ -27,6 +27,17 @@ import { installWorkerLogger, logLevelFromEnv } from './worker-log';
 
 const DEMO_FILE = path.resolve(__dirname, '..', '..', 'examples', 'review-loop.yaml');
 
+/**
+ * Milliseconds between the offline model's streamed chunks in `troupe dev`, so its agents are seen
+ * writing (docs/observability.md, "Live output"); `TROUPE_OFFLINE_CHUNK_MS` sets it, 0 for none.
+ */
+const OFFLINE_CHUNK = { defaultMs: 15, variable: 'TROUPE_OFFLINE_CHUNK_MS' } as const;
+
+function offlineChunkMs(env: NodeJS.ProcessEnv): number {
+  const value = Number(env[OFFLINE_CHUNK.variable]);
+  return env[OFFLINE_CHUNK.variable] !== undefined && Number.isFinite(value) && value >= 0 ? value : OFFLINE_CHUNK.defaultMs;
+}
+
 const CLI_DEV_TEXTS = {
   banner: 'troupe dev — local Temporal dev server + worker + an example run',
   server: (address: string, ui?: string) => `Temporal dev server at ${address}${ui ? `, Web UI at ${ui}` : ''}`,
@@ -95,7 +106,7 @@ export async function run(args: ParsedArgs): Promise<number> {
     process.env.TEMPORAL_ADDRESS = server.address;
     let baseUrl: string | undefined;
     if (!process.env.OPENAI_API_KEY) {
-      const model = await startOfflineModel();
+      const model = await startOfflineModel({ chunkDelayMs: offlineChunkMs(process.env) });
       cleanups.unshift(() => model.close());
       baseUrl = model.url;
       out(CLI_DEV_TEXTS.offline(model.url));

@@ -300,7 +300,9 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
       usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
     };
     if (!wantsStream(body)) return send(res, rec, status, completion, extra, { resetMidBody: step.resetMidBody });
-    await sendStream(res, rec, completion, stream, wantsUsage(body), extra, () => (dropped = true));
+    // a reset mid-body cuts a stream after the same share of its chunks
+    const cut = stream.cutAfterChunks ?? (step.resetMidBody !== undefined ? Math.floor(completionChunks(completion).length * step.resetMidBody) : undefined);
+    await sendStream(res, rec, completion, { ...stream, cutAfterChunks: cut }, wantsUsage(body), extra, () => (dropped = true));
   };
 
   /** Sends `completion` as server-sent chunks, with the pacing, hang or cut of `stream`. */
@@ -328,7 +330,8 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
       if (rec.chunks === stream.hangAfterChunks) return wait(res, undefined);
       if (rec.chunks === stream.cutAfterChunks) {
         drop();
-        res.socket?.resetAndDestroy();
+        // reset once what was written has left, so the client reads those chunks first
+        res.write('', () => res.socket?.resetAndDestroy());
         return;
       }
       if (stream.chunkDelayMs && rec.chunks > 0) await wait(res, stream.chunkDelayMs);

@@ -1,5 +1,5 @@
 /**
- * B10 — how soon an agent's partial text can be read (docs/observability.md, "Live output"): the
+ * B11 — how soon an agent's partial text can be read (docs/observability.md, "Live output"): the
  * stub streams a reply (its first token after 400 ms, then 20 characters every 40 ms) and, in this
  * process, the reader `troupe status --json` uses (`src/in-flight.ts`: a DescribeWorkflowExecution
  * and each pending activity's heartbeat details decoded by `callOf`) is asked every 20 ms. Measured
@@ -18,7 +18,7 @@ import { round, summarize } from './lib/stats';
 import type { BenchContext, BenchReport, TargetCheck } from './lib/types';
 
 /** Runs measured (after one to warm up). */
-export const B10_SAMPLES = 20;
+export const B11_SAMPLES = 20;
 /** How often the bench asks describe: the resolution of both measurements. */
 const POLL_MS = 20;
 /** The stub's time to first token, and how it streams after it. */
@@ -56,7 +56,7 @@ async function sample(ctx: BenchContext, stack: Stack): Promise<Sample> {
   let textSeen: number | undefined;
   const trips: number[] = [];
   while (textSeen === undefined) {
-    if (Date.now() - startAt > GIVE_UP_MS) throw new Error(`B10: no partial text within ${GIVE_UP_MS} ms`);
+    if (Date.now() - startAt > GIVE_UP_MS) throw new Error(`B11: no partial text within ${GIVE_UP_MS} ms`);
     const asked = Date.now();
     const described = await client.workflowService.describeWorkflowExecution({ namespace: source.namespace, execution: { workflowId: handle.workflowId } });
     const pending = described.pendingActivities ?? [];
@@ -68,23 +68,23 @@ async function sample(ctx: BenchContext, stack: Stack): Promise<Sample> {
     else await new Promise((r) => setTimeout(r, Math.max(0, POLL_MS - (Date.now() - asked))));
   }
   const result = (await stack.result(handle)) as { status?: string };
-  if (result.status !== 'completed') throw new Error(`B10: run ended ${JSON.stringify(result.status)}`);
+  if (result.status !== 'completed') throw new Error(`B11: run ended ${JSON.stringify(result.status)}`);
   const first = (await ctx.stub.firstTexts()).find((f) => f.agent === 'writer');
-  if (first?.firstTextAt === undefined || startedSeen === undefined) throw new Error(`B10: missing times ${JSON.stringify({ first, startedSeen })}`);
+  if (first?.firstTextAt === undefined || startedSeen === undefined) throw new Error(`B11: missing times ${JSON.stringify({ first, startedSeen })}`);
   return { liveMs: textSeen - first.firstTextAt, startedMs: startedSeen - startAt, describeMs: summarize(trips).p50 };
 }
 
-/** Runs B10. */
-export async function runB10(ctx: BenchContext): Promise<BenchReport> {
+/** Runs B11. */
+export async function runB11(ctx: BenchContext): Promise<BenchReport> {
   const stack: Stack = ctx.variants.tuned ?? ctx.p0;
   await ctx.stub.configure(FIRST_TOKEN_MS, REPLY_CHARS);
   await ctx.stub.stream(STREAM);
   const samples: Sample[] = [];
   try {
     await sample(ctx, stack);
-    for (let i = 0; i < B10_SAMPLES; i++) {
+    for (let i = 0; i < B11_SAMPLES; i++) {
       samples.push(await sample(ctx, stack));
-      ctx.log(`B10 run ${i + 1}/${B10_SAMPLES}: text ${samples.at(-1)!.liveMs} ms after the first token; started seen ${samples.at(-1)!.startedMs} ms after the start`);
+      ctx.log(`B11 run ${i + 1}/${B11_SAMPLES}: text ${samples.at(-1)!.liveMs} ms after the first token; started seen ${samples.at(-1)!.startedMs} ms after the start`);
     }
   } finally {
     await ctx.stub.configure(0);
@@ -96,23 +96,23 @@ export async function runB10(ctx: BenchContext): Promise<BenchReport> {
   const ratio = round(live.p50 / started.p50, 2);
   const targets: TargetCheck[] = [
     {
-      target: '(B10) first token → first partial text read by describe ≤ 1 s p50 (tuned dev server)',
+      target: '(B11) first token → first partial text read by describe ≤ 1 s p50 (tuned dev server)',
       measured: `${round(live.p50, 0)} ms p50, ${round(live.p95, 0)} ms p95 (${ratio} × the baseline's ${round(started.p50, 0)} ms p50)`,
       met: live.p50 <= 1_000,
     },
   ];
   return {
-    id: 'B10',
+    id: 'B11',
     title: "An agent's partial text, from the model's first token to a client's describe",
     method:
       `${stack.name === 'P0' ? 'The default' : 'The tuned'} dev server; the troupe worker of createWorker (heartbeat throttle 500 ms); a one-agent pipeline whose reply the stub streams: ` +
       `first token after ${FIRST_TOKEN_MS} ms, then ${STREAM.chunkChars} characters every ${STREAM.chunkDelayMs} ms, ${REPLY_CHARS} characters. ` +
       `In this process, the reader of \`troupe status --json\` (DescribeWorkflowExecution, each pending activity's heartbeat details decoded by \`callOf\`, src/in-flight.ts) is asked every ${POLL_MS} ms from the start of the run. ` +
       `Measured: the stub's first content chunk → the first describe whose details carry text. Baseline, same runs, same polling: the client's start → the first describe showing the \`callAgent\` activity started. ` +
-      `One run to warm up, then ${B10_SAMPLES}.`,
+      `One run to warm up, then ${B11_SAMPLES}.`,
     tables: [
       {
-        title: `Latency over ${B10_SAMPLES} runs (ms)`,
+        title: `Latency over ${B11_SAMPLES} runs (ms)`,
         headers: ['what', 'p50', 'p95', 'min', 'max'],
         rows: [
           ['first token → partial text seen by describe', round(live.p50, 0), round(live.p95, 0), round(live.min, 0), round(live.max, 0)],
