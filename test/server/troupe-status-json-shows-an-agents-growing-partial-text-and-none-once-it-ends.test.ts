@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { loadRoleFile } from '../../src/config-file';
 import { AesGcmCodec, CODEC_ENV, payloadKeysFromEnv } from '../../src/codec';
 import type { InFlightEntry } from '../../src/core/observe/in-flight';
+import { followRun, type FollowEvent } from '../../src/follow';
 import { readInFlightCalls } from '../../src/in-flight';
 import { troupe } from '../helpers/cli';
 import { startHarness, type Harness } from '../helpers/runs';
@@ -91,6 +92,26 @@ describe('troupe status and a streaming agent', () => {
     expect(JSON.parse(ended.stdout)).toMatchObject({ phase: 'finished', inFlight: [] });
     expect(ended.stdout).not.toContain('partialText');
     expect(h.stub.requestsFor('writer')[0]).toMatchObject({ streamed: true });
+  }, 90_000);
+
+  test('followRun with liveText emits the growing text, at most one reading a second, and none without it', async () => {
+    h.stub.script('writer', [{ text: REPLY, stream: SLOW }]);
+    const handle = await h.start(SOLO);
+    const began = Date.now();
+    const live: Array<Extract<FollowEvent, { kind: 'live' }>> = [];
+    await followRun(handle, (e) => e.kind === 'live' && live.push(e), { liveText: true });
+    const elapsed = Date.now() - began;
+    const texts = live.flatMap((e) => e.calls.filter((c) => c.agent === 'writer').map((c) => c.partialText));
+    expect(texts.length).toBeGreaterThanOrEqual(2);
+    for (let i = 1; i < texts.length; i++) expect(texts[i].startsWith(texts[i - 1])).toBe(true);
+    expect(texts.every((t) => REPLY.startsWith(t))).toBe(true);
+    // a reading a second at most (an event only when the text changed)
+    expect(live.length).toBeLessThanOrEqual(Math.ceil(elapsed / 1_000) + 1);
+    // off by default: the follow of troupe's library and of plain output reads no text
+    h.stub.script('writer', [{ text: REPLY.slice(0, 200), stream: SLOW }]);
+    const quiet: FollowEvent[] = [];
+    await followRun(await h.start(SOLO), (e) => quiet.push(e));
+    expect(quiet.filter((e) => e.kind === 'live')).toEqual([]);
   }, 90_000);
 
   test("a team agent's child run: the parent's status shows the child's agent writing under childRuns", async () => {
