@@ -1,6 +1,6 @@
 /**
  * Entry point of the benchmark suite (`npm run bench`, i.e. `tsx bench/run.ts`): starts its own
- * Temporal dev server(s) and stub LLM, runs B1–B5, and writes bench/results/latest.json and
+ * Temporal dev server(s) and stub LLM, runs B1–B11, and writes bench/results/latest.json and
  * latest.md. Every benchmark compares against a baseline measured in the same run.
  *
  * Flags: --only B1,B4  --reps N (default 3)  --steps N (B1, default 200)  --long (B2 with 1,000
@@ -21,6 +21,7 @@ import { runB7 } from './b7-tool-calls';
 import { runB8 } from './b8-follow';
 import { runB9 } from './b9-nested-team';
 import { runB10 } from './b10-streamed-calls';
+import { runB11 } from './b11-live-text';
 import { environment, load } from './lib/env';
 import { reviewLoopYaml, BENCH_TASK } from './lib/loops';
 import { tcpPingPong, trivialRpc } from './lib/calibrate';
@@ -43,6 +44,7 @@ export const BENCHMARKS: Record<string, (ctx: BenchContext) => Promise<BenchRepo
   B8: runB8,
   B9: runB9,
   B10: runB10,
+  B11: runB11,
 };
 
 /** Iterations of the run whose requests the baselines and the floor workflow replay (cycled). */
@@ -148,7 +150,7 @@ async function main(): Promise<number> {
       await startVariant('eager');
       await startVariant('fast-transfer');
     }
-    if (opts.serverVariants && opts.only.some((id) => ['B1', 'B3', 'B4', 'B7', 'B8', 'B9', 'B10'].includes(id))) await startVariant('tuned');
+    if (opts.serverVariants && opts.only.some((id) => ['B1', 'B3', 'B4', 'B7', 'B8', 'B9', 'B10', 'B11'].includes(id))) await startVariant('tuned');
     const shared = new Map<string, unknown>();
     for (const id of opts.only) {
       const ctx: BenchContext = {

@@ -6,14 +6,18 @@
  * asks the `progress` query — at most once per `minQueryGapMs` — for the run's position and the steps
  * recorded after the last one it has, and turns the answer into events. A run waiting for a human
  * writes no history, so it costs no query while it waits; the end comes from the RunResult, and the
- * closed run is asked once more only when its last steps were not seen (BENCHMARKS.md, B8).
+ * closed run is asked once more only when its last steps were not seen (BENCHMARKS.md, B8). With
+ * `liveText`, the text each model call is writing is read from the run's pending activities while
+ * one runs (`in-flight.ts`: a describe, served by the server alone, at most once a second).
  */
 import { WorkflowNotFoundError, type WorkflowClient, type WorkflowHandle } from '@temporalio/client';
 import type { CompiledGraph } from './core/graph/types';
 import type { RunResult, RunStatusView } from './core/ending/result';
 import type { DecisionRecord } from './core/humans/requests';
+import type { InFlightCall } from './core/observe/in-flight';
 import type { RunningCall, RunProgress } from './core/observe/progress';
 import type { TranscriptStep } from './core/state/state';
+import { InFlightWatch, LIVE_TEXT_INTERVAL_MS } from './in-flight';
 import { RunHistoryWatch, type HistoryNews } from './run-history';
 import { progressQuery } from './workflows/messages';
 import type { troupeRun } from './workflows/run';
@@ -56,7 +60,9 @@ export type FollowEvent =
   /** An agent's model call began or ended. */
   | ({ kind: 'call' } & CallActivity)
   /** A human decided a request. */
-  | { kind: 'decision'; decision: DecisionRecord };
+  | { kind: 'decision'; decision: DecisionRecord }
+  /** What the model calls in flight have written so far (with `liveText`; `[]` once none runs). */
+  | { kind: 'live'; calls: InFlightCall[]; at: number };
 
 /** How to follow. */
 export interface FollowOptions {
@@ -64,6 +70,12 @@ export interface FollowOptions {
   minQueryGapMs?: number;
   /** Stop following (the run goes on); `followRun` then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * Emit `live` events: while a model call runs, read the text it is writing from the run's
+   * pending activities, at most every `intervalMs` (default {@link LIVE_TEXT_INTERVAL_MS}). Off by
+   * default.
+   */
+  liveText?: boolean | { intervalMs?: number };
 }
 
 type Handle = WorkflowHandle<typeof troupeRun>;
@@ -79,6 +91,8 @@ class Progress {
   private calls = new Map<number, RunningCall>();
   /** The latest status. */
   private latest: RunStatusView | undefined;
+  /** Whether the last answer had a model call running (an agent, judge, compaction or selector). */
+  writing = false;
 
   constructor(
     private readonly handle: Handle,
@@ -114,6 +128,7 @@ class Progress {
     }
     this.decisions(answer.status.decisions);
     this.callChanges(answer.calls);
+    this.writing = answer.calls.some((c) => c.kind !== 'tool');
     if (answer.seq === this.seq) return;
     this.seq = answer.seq;
     this.show(answer.status);
@@ -232,6 +247,9 @@ export async function followRun(
   const client: WorkflowClient = handle.client;
   const history = new RunHistoryWatch(client, handle.workflowId, firstRunId(handle));
   const progress = new Progress(handle, onEvent);
+  const live = opts.liveText
+    ? new InFlightWatch(handle, (calls) => onEvent({ kind: 'live', calls, at: Date.now() }), (typeof opts.liveText === 'object' && opts.liveText.intervalMs) || LIVE_TEXT_INTERVAL_MS)
+    : undefined;
   const stop = new AbortController();
   const onAbort = () => stop.abort(opts.signal?.reason);
   opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -279,11 +297,13 @@ export async function followRun(
       }
       if (dirty && Date.now() >= nextQuery) {
         const ok = await progress.take();
+        if (ok) live?.set(progress.writing);
         // a worker that cannot answer (restarting, or down) is asked again later, not at every event
         dirty = !ok;
         nextQuery = Date.now() + (ok ? gap : Math.max(gap, RETRY_MS));
       }
     }
+    live?.stop();
     const result = await handle.result();
     // the last steps or decisions: a closed run's query needs a worker to replay it, so only when
     // they were not seen, with a few tries
@@ -293,6 +313,7 @@ export async function followRun(
     progress.finished(result);
     return result;
   } finally {
+    live?.stop();
     opts.signal?.removeEventListener('abort', onAbort);
     stop.abort();
   }

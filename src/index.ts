@@ -9,6 +9,8 @@
  *   `queryStatus`, `queryTranscript`, `sendSignal` on the client side. Both connect with the
  *   `TEMPORAL_*` variables and the profile file (`settingsFromEnv`); `clientConnectionOptions` and
  *   `workerConnectionOptions` give the same settings to connections a program makes itself.
+ * - Watch: `readInFlightCalls` (or `followRun`'s `liveText`) for what the running model calls have
+ *   written so far.
  */
 
 // defining graphs
@@ -46,6 +48,10 @@ export {
   type StartOptions,
 } from './client';
 export type { CallActivity, FollowOptions } from './follow';
+// what a run's model calls are writing now (docs/observability.md, "Live output")
+export { readInFlightCalls } from './in-flight';
+export type { InFlightCall } from './core/observe/in-flight';
+export type { LiveText } from './core/observe/live';
 export { listRuns, type ListFilter, type RunList, type RunListing } from './list';
 export { SEARCH_ATTRIBUTES } from './core/observe/search';
 export { SIGNALS, WORKFLOW_TYPE, progressQuery, statusQuery, transcriptQuery } from './workflows/messages';

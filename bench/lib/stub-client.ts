@@ -5,7 +5,8 @@
 import * as path from 'node:path';
 import { forkChild } from './child';
 import type { ChatBody } from './direct';
-import type { StubCommand, StubReady, ToolScript } from './stub-process';
+import type { StubStreamOptions } from '../../test/helpers/stub-llm';
+import type { FirstText, StubCommand, StubReady, ToolScript } from './stub-process';
 
 /** A request the stub received, as the baselines replay it. */
 export interface RecordedRequest {
@@ -34,6 +35,10 @@ export interface BenchStub {
   requests(): Promise<RecordedRequest[]>;
   /** Most requests open at once since the last reset. */
   maxConcurrent(): Promise<number>;
+  /** B10: how streamed replies are sent (chunk size and the delay between chunks). */
+  stream(options: StubStreamOptions): Promise<void>;
+  /** B10: each request since the last reset, with the time its first content chunk was written. */
+  firstTexts(): Promise<FirstText[]>;
   close(): Promise<void>;
 }
 
@@ -59,6 +64,10 @@ export async function startBenchStub(): Promise<BenchStub> {
     arrivals: () => call<number[]>({ op: 'arrivals' }),
     requests: () => call<RecordedRequest[]>({ op: 'requests' }),
     maxConcurrent: () => call<number>({ op: 'maxConcurrent' }),
+    stream: async (options) => {
+      await call({ op: 'stream', options });
+    },
+    firstTexts: () => call<FirstText[]>({ op: 'firstTexts' }),
     close: () => child.close(),
   };
 }

@@ -5,7 +5,7 @@
  * with sub-millisecond resolution. Controlled over IPC by {@link ./stub-client}.
  */
 import { performance } from 'node:perf_hooks';
-import { startStubLlm, type StubResponder } from '../../test/helpers/stub-llm';
+import { startStubLlm, type StubResponder, type StubStreamOptions } from '../../test/helpers/stub-llm';
 
 /** A command the parent sends. */
 export type StubCommand =
@@ -14,7 +14,16 @@ export type StubCommand =
   | { id: number; op: 'reset' }
   | { id: number; op: 'arrivals' }
   | { id: number; op: 'requests' }
-  | { id: number; op: 'maxConcurrent' };
+  | { id: number; op: 'maxConcurrent' }
+  | { id: number; op: 'stream'; options: StubStreamOptions }
+  | { id: number; op: 'firstTexts' };
+
+/** B10: when a streamed request arrived and when its first content chunk was written (epoch ms). */
+export interface FirstText {
+  agent: string;
+  startedAt: number;
+  firstTextAt?: number;
+}
 
 /**
  * B7: the model asks `agent` to call `tool` once per reply, `calls` times in a dispatch (counted from
@@ -84,6 +93,14 @@ async function main(): Promise<void> {
         );
       case 'maxConcurrent':
         return reply(cmd.id, stub.maxConcurrent());
+      case 'stream':
+        stub.setStream(cmd.options);
+        return reply(cmd.id, true);
+      case 'firstTexts':
+        return reply(
+          cmd.id,
+          stub.requests.map((r): FirstText => ({ agent: r.agent, startedAt: r.startedAt, ...(r.firstTextAt !== undefined ? { firstTextAt: r.firstTextAt } : {}) })),
+        );
       default: {
         const never: never = cmd;
         return never;

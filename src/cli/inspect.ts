@@ -1,32 +1,63 @@
 /**
  * `troupe status|result|transcript <id> [--json]`: read a run through its queries,
  * or its RunResult once finished (`result` waits for it). `troupe status --watch` follows the run
- * to its end like `troupe run` does. A transcript without steps says so, with the run's end if it
- * has ended.
+ * to its end like `troupe run` does. `troupe status` shows what each in-flight agent's model call
+ * has written so far, read from the run's pending activities (one describe, only while an agent is
+ * in flight; `--json`: `inFlight[].partialText`, docs/cli.md). A transcript without steps says so,
+ * with the run's end if it has ended.
  */
 import { queryStatus, queryTranscript, waitResult, type RunHandle } from '../client';
 import { statusAndReason } from '../core/ending/final-line';
 import type { RunStatusView } from '../core/ending/result';
+import { inFlightEntries, type InFlightEntry } from '../core/observe/in-flight';
+import { lastLine, printable, tailOf } from '../core/text/printable';
+import { readInFlightCalls } from '../in-flight';
 import { booleanFlag, type ParsedArgs } from './args';
-import { childRuns, type ChildRun } from './child-runs';
+import { childRuns } from './child-runs';
 import { withRun } from './connect';
 import { out } from './io';
 import { exitCodeOf, followAndPrint, printResult } from './run';
 import { CLI_RUN_TEXTS } from './run-texts';
 import { teamLines } from './plain-lines';
 
-/** A team agent's child run in the parent's status: its position and its pending requests (with its id, which decides them too). */
-function printChild(c: ChildRun): void {
+/** A team agent's child run in the parent's status: its position, its agents' text and its pending requests (with its id, which decides them too). */
+function printChild(c: { agent: string; status: StatusWithText }): void {
   const s = c.status;
-  out(CLI_RUN_TEXTS.childRun(c.agent, s.workflowId, s.phase, s.round, s.wave, s.inFlight));
+  out(CLI_RUN_TEXTS.childRun(c.agent, s.workflowId, s.phase, s.round, s.wave, s.inFlight.map((e) => e.agent)));
+  for (const e of s.inFlight) {
+    const line = writingLine(e);
+    if (line) out(`  ${line}`);
+  }
   for (const r of s.pending) out(`  ${CLI_RUN_TEXTS.awaiting(s.workflowId, r)}`);
 }
 
-function printStatus(s: RunStatusView, children: ChildRun[] = []): void {
+/** A status with each in-flight agent's model call and the text it has written (what `--json` prints). */
+type StatusWithText = Omit<RunStatusView, 'inFlight'> & { inFlight: InFlightEntry[] };
+
+/**
+ * `status` with its in-flight agents' text, read from the run's pending activities: one describe,
+ * asked only while an agent is in flight. A run that cannot be described shows its agents without text.
+ */
+async function withText(handle: RunHandle, s: RunStatusView): Promise<StatusWithText> {
+  const calls = s.inFlight.length > 0 ? await readInFlightCalls(handle).catch(() => []) : [];
+  return { ...s, inFlight: inFlightEntries(s.inFlight, calls) };
+}
+
+/** The last line an in-flight agent's model call has written, printable, at most 100 characters from its end. */
+function writingLine(e: InFlightEntry): string | undefined {
+  const text = e.partialText === undefined ? '' : lastLine(e.partialText);
+  return text ? CLI_RUN_TEXTS.writing(e.agent, e.chars ?? 0, tailOf(text, 100)) : undefined;
+}
+
+function printStatus(s: StatusWithText, children: Array<{ agent: string; status: StatusWithText }> = []): void {
   out(`run ${s.workflowId}: ${s.phase}${s.final ? ` — ${statusAndReason(s.final)}` : ''}`);
   out(`round ${s.round}, wave ${s.wave}, ${s.steps} steps, active ${(s.activeMs / 1000).toFixed(1)}s`);
   if (s.frontier.length) out(`next wave: ${s.frontier.join(', ')}`);
-  if (s.inFlight.length) out(`in flight: ${s.inFlight.join(', ')}`);
+  if (s.inFlight.length) out(`in flight: ${s.inFlight.map((e) => e.agent).join(', ')}`);
+  for (const e of s.inFlight) {
+    const line = writingLine(e);
+    if (line) out(line);
+  }
   for (const [group, n] of Object.entries(s.iterations)) out(`loop ${group}: ${n}`);
   const u = s.usage;
   out(`usage: ${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out), $${u.costUsd.toFixed(4)}, ${u.agentCalls} agent calls, ${u.judgeCalls} judge calls${u.toolCalls ? `, ${u.toolCalls.total} tool calls` : ''}`);
@@ -34,7 +65,7 @@ function printStatus(s: RunStatusView, children: ChildRun[] = []): void {
   if (s.phase === 'paused') out(CLI_RUN_TEXTS.paused(s.workflowId, s.pause?.reason).trim());
   for (const r of s.pending) out(CLI_RUN_TEXTS.awaiting(s.workflowId, r));
   for (const d of s.decisions ?? []) out(CLI_RUN_TEXTS.decision(d));
-  for (const [agent, r] of Object.entries(s.latest)) out(`  ${agent} ×${r.count} #${r.hash}: ${r.preview.replace(/\s+/g, ' ').slice(0, 100)}`);
+  for (const [agent, r] of Object.entries(s.latest)) out(`  ${agent} ×${r.count} #${r.hash}: ${printable(r.preview).replace(/\s+/g, ' ').slice(0, 100)}`);
   for (const w of s.warnings) out(CLI_RUN_TEXTS.warning(w));
   for (const c of children) printChild(c);
 }
@@ -44,9 +75,10 @@ export async function status(args: ParsedArgs): Promise<number> {
   return withRun(args.positionals[0], async (handle) => {
     if (booleanFlag(args, 'watch')) return followAndPrint(handle, booleanFlag(args, 'json'));
     const s = await queryStatus(handle);
-    const children = await childRuns(handle, s);
-    if (booleanFlag(args, 'json')) out(JSON.stringify(children.length > 0 ? { ...s, childRuns: children.map((c) => ({ agent: c.agent, status: c.status })) } : s));
-    else printStatus(s, children);
+    // each child run has pending activities of its own, read from it as the parent's are
+    const [shown, children] = await Promise.all([withText(handle, s), childRuns(handle, s).then((all) => Promise.all(all.map(async (c) => ({ agent: c.agent, status: await withText(c.handle, c.status) }))))]);
+    if (booleanFlag(args, 'json')) out(JSON.stringify(children.length > 0 ? { ...shown, childRuns: children } : shown));
+    else printStatus(shown, children);
     return 0;
   });
 }

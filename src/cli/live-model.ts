@@ -1,10 +1,12 @@
 /**
  * What the live view of a followed run knows, folded from follow events: the latest `status`
  * snapshot moved on by the steps since, when each running agent and tool call was first seen (so
- * elapsed times tick locally between snapshots), the loop cap from the run's graph, and the last
- * steps, decisions and warnings. Pure: the time of each event is passed in.
+ * elapsed times tick locally between snapshots), the text each running agent's model call has
+ * written so far, the loop cap from the run's graph, and the last steps, decisions and warnings.
+ * Pure: the time of each event is passed in.
  */
 import type { FollowEvent } from '../follow';
+import { callsByAgent, type InFlightCall } from '../core/observe/in-flight';
 import type { RunStatusView } from '../core/ending/result';
 import type { DecisionRecord } from '../core/humans/requests';
 import type { TranscriptStep } from '../core/state/state';
@@ -27,6 +29,8 @@ export interface LiveModel {
   agents: Record<string, number>;
   /** Running tool calls, by id: label and start. */
   tools: Record<string, { label: string; since: number }>;
+  /** What running agents' model calls have written so far, by agent (from the run's pending activities). */
+  writing: Record<string, InFlightCall>;
   steps: TranscriptStep[];
   decisions: DecisionRecord[];
   warnings: string[];
@@ -34,7 +38,7 @@ export interface LiveModel {
 
 /** An empty model for run `id`. */
 export function newLiveModel(id: string): LiveModel {
-  return { id, cap: 0, runs: 0, statusAt: 0, agents: {}, tools: {}, steps: [], decisions: [], warnings: [] };
+  return { id, cap: 0, runs: 0, statusAt: 0, agents: {}, tools: {}, writing: {}, steps: [], decisions: [], warnings: [] };
 }
 
 function keepRecent<T>(list: T[], item: T): T[] {
@@ -63,6 +67,11 @@ function movedOn(status: RunStatusView, step: TranscriptStep): RunStatusView {
   };
 }
 
+/** Only the texts of agents still running. */
+function stillWriting(writing: LiveModel['writing'], agents: LiveModel['agents']): LiveModel['writing'] {
+  return Object.fromEntries(Object.entries(writing).filter(([agent]) => agent in agents));
+}
+
 /** Fold one follow event, received at local time `now`, into the model (returns a new model). */
 export function applyFollowEvent(model: LiveModel, e: FollowEvent, now: number): LiveModel {
   switch (e.kind) {
@@ -71,7 +80,7 @@ export function applyFollowEvent(model: LiveModel, e: FollowEvent, now: number):
     case 'status': {
       const agents: LiveModel['agents'] = {};
       for (const name of e.status.inFlight) agents[name] = model.agents[name] ?? e.at;
-      return { ...model, status: e.status, statusAt: e.at, agents };
+      return { ...model, status: e.status, statusAt: e.at, agents, writing: stillWriting(model.writing, agents) };
     }
     case 'tool': {
       const tools = { ...model.tools };
@@ -83,8 +92,10 @@ export function applyFollowEvent(model: LiveModel, e: FollowEvent, now: number):
       const agents = { ...model.agents };
       if (e.state === 'started') agents[e.agent] = agents[e.agent] ?? Math.min(e.at, now);
       else delete agents[e.agent];
-      return { ...model, agents };
+      return { ...model, agents, writing: stillWriting(model.writing, agents) };
     }
+    case 'live':
+      return { ...model, writing: stillWriting(Object.fromEntries(callsByAgent(e.calls)), model.agents) };
     case 'step':
       return { ...model, steps: keepRecent(model.steps, e.step), status: model.status && movedOn(model.status, e.step) };
     case 'decision':

@@ -29,6 +29,10 @@ export const CLI_LIVE_TEXTS = {
   position: (round: number, wave: number, steps: number, runs: number) =>
     `round ${round} · wave ${wave} · ${plural(steps, 'step')}${runs > 1 ? ` · continued as new ${runs - 1}×` : ''}`,
   agent: (name: string, elapsed: string) => `  ▸ ${name}  ${elapsed}`,
+  /** After an agent's line: how much its model call has written (a compaction or judge says so). */
+  written: (chars: number, kind: string) => ` · ${kind === 'agent' ? '' : `${kind}: `}${plural(chars, 'char')}`,
+  /** Under an agent's line: the last line of what its model call has written so far. */
+  writing: (tail: string) => `    │ ${tail}`,
   tool: (label: string, elapsed: string) => `  ⚙ ${label}  ${elapsed}`,
   nextWave: (agents: string[]) => `  next: ${agents.join(', ')}`,
   loop: (group: string, n: number, cap: number) => `loop ${group}: ${n}${cap > 0 ? `/${cap}` : ''}`,

@@ -6,17 +6,19 @@ import type { FollowEvent } from '../follow';
 import { CLI_LIVE_TEXTS } from './live-texts';
 import { CLI_RUN_TEXTS } from './run-texts';
 import type { TranscriptStep } from '../core/state/state';
+import { printable } from '../core/text/printable';
 
 /**
  * The lines of one event, unstamped. `runsBefore` counts the runs of the chain already seen, so a
- * second `started` reads as a continue-as-new. Snapshots, agent calls and finished tool calls print
- * nothing (a step lists its tool calls with their results).
+ * second `started` reads as a continue-as-new. Snapshots, agent calls, finished tool calls and the
+ * text a model call is writing print nothing (a step lists its tool calls with their results; a
+ * log gets each agent's text once, whole, in its step).
  */
 export function eventLines(id: string, e: FollowEvent, runsBefore = 0): string[] {
   switch (e.kind) {
     case 'step': {
       const s = e.step;
-      const preview = s.text.replace(/\s+/g, ' ').slice(0, 100);
+      const preview = printable(s.text).replace(/\s+/g, ' ').slice(0, 100);
       return [CLI_RUN_TEXTS.step(s.round, s.wave, s.agent, s.promptTokens + s.completionTokens, s.hash, preview), ...teamLines(s), ...(s.tools ?? []).map((t) => CLI_RUN_TEXTS.toolCall(t))];
     }
     case 'phase': {
@@ -35,6 +37,7 @@ export function eventLines(id: string, e: FollowEvent, runsBefore = 0): string[]
       return runsBefore > 0 ? [CLI_LIVE_TEXTS.continued(e.runId)] : [];
     case 'status':
     case 'call':
+    case 'live':
       return [];
     default: {
       const never: never = e;

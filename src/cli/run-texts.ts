@@ -1,7 +1,7 @@
 /** User-visible texts of the run-time CLI commands (run, worker, status, signals, dev). */
 import type { DecisionRecord, PendingRequest } from '../core/humans/requests';
 import { ANSWERED_KINDS } from '../core/humans/texts';
-import { foldLines, prettyJson } from '../core/text/format';
+import { foldLines, plural, prettyJson } from '../core/text/format';
 
 /** Characters per line of a call's arguments in a request (longer lines fold). */
 const ARGUMENT_WIDTH = 100;
@@ -73,6 +73,8 @@ export const CLI_RUN_TEXTS = {
   /** A team agent's child run in its parent's `troupe status`. */
   childRun: (agent: string, id: string, phase: string, round: number, wave: number, inFlight: string[]) =>
     `team ${agent}: run ${id}: ${phase}, round ${round}, wave ${wave}${inFlight.length ? `, in flight: ${inFlight.join(', ')}` : ''}`,
+  /** `troupe status`: what an in-flight agent's model call has written so far (its last line). */
+  writing: (agent: string, chars: number, tail: string) => `  ${agent} is writing (${plural(chars, 'char')}): ${tail}`,
   noPending: (id: string) => `run ${id} has no pending request`,
   answerToGate: (id: string, request: string, kind: string) =>
     `request ${request} of run ${id} is a ${kind} request: an answer does not decide it. ` +

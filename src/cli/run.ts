@@ -30,13 +30,15 @@ export function exitCodeOf(result: RunResult): number {
  */
 export async function followAndPrint(handle: RunHandle, json: boolean): Promise<number> {
   const id = handle.workflowId;
-  const view = createFollowView(id, followMode(json, process.stdout), { out, err, stream: process.stdout });
+  const mode = followMode(json, process.stdout);
+  const view = createFollowView(id, mode, { out, err, stream: process.stdout });
   const interrupt = new AbortController();
   const onSigint = () => interrupt.abort();
   process.once('SIGINT', onSigint);
   let result: RunResult;
   try {
-    result = await followRun(handle, (e) => view.onEvent(e), { signal: interrupt.signal });
+    // only the live view shows what agents are writing: plain lines and --json get each text once, in its step
+    result = await followRun(handle, (e) => view.onEvent(e), { signal: interrupt.signal, liveText: mode === 'live' });
   } catch (e) {
     view.close();
     if (!interrupt.signal.aborted) throw e;
