@@ -12,6 +12,7 @@ import { encodeHeaderValue, FAILURE_TYPES, TROUPE_HEADERS, type LlmFailureDetail
 import type { TokenCounts } from '../core/conditions/view';
 import { checkModelEndpoint, endpointPolicy, ENDPOINT_SETTINGS, workerBaseUrl, type EndpointPolicy } from './endpoints';
 import type { LlmEndpointOptions } from './endpoints';
+import { observeModelCall } from '../telemetry/metrics';
 import { callIdOf } from './identity';
 import { allowedPrefixFetch, redirectPrefixes, redirectRefusal } from './redirects';
 import { ACTIVITY_TEXTS } from './texts';
@@ -127,6 +128,15 @@ export interface ChatResponse {
  * Throws the activity's CancelledFailure when cancelled, else a classified ApplicationFailure.
  */
 export async function chatCompletion(
+  client: OpenAI,
+  body: ChatCompletionCreateParamsNonStreaming,
+  scope: LlmCallScope,
+): Promise<ChatResponse> {
+  return observeModelCall(scope, body.model, () => sendCompletion(client, body, scope));
+}
+
+/** {@link chatCompletion} without its metrics. */
+async function sendCompletion(
   client: OpenAI,
   body: ChatCompletionCreateParamsNonStreaming,
   scope: LlmCallScope,
