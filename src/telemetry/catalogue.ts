@@ -111,3 +111,26 @@ export const HISTOGRAM_BUCKETS: Readonly<Record<string, number[]>> = {
   [TROUPE_METRICS.modelCallDuration.name]: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300],
   [TROUPE_METRICS.cost.name]: [0.00001, 0.0001, 0.001, 0.01, 0.1, 1, 10],
 };
+
+/**
+ * The Temporal SDK's series troupe's dashboard reads (deploy/grafana/dashboards/troupe.json), as a
+ * worker's scrape names them (counters without `_total`, durations in milliseconds); the metrics
+ * server test sees every one of them in a real worker's scrape.
+ */
+export const SDK_SERIES = [
+  'temporal_workflow_completed',
+  'temporal_workflow_task_execution_failed',
+  'temporal_workflow_endtoend_latency_bucket',
+  'temporal_workflow_task_execution_latency_bucket',
+  'temporal_activity_execution_latency_bucket',
+  'temporal_activity_schedule_to_start_latency_bucket',
+  'temporal_worker_task_slots_available',
+  'temporal_worker_task_slots_used',
+  'temporal_num_pollers',
+  'temporal_request',
+] as const;
+
+/** Every series of troupe's own metrics as a scrape names them (a histogram's `_bucket`, `_sum` and `_count`). */
+export function troupeSeries(): string[] {
+  return Object.values(TROUPE_METRICS).flatMap((m: TroupeMetric) => (m.type === 'histogram' ? ['_bucket', '_sum', '_count'].map((s) => `${m.name}${s}`) : [m.name]));
+}

@@ -39,7 +39,7 @@ export const METRICS_TEXTS = {
 export function metricsAddress(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const raw = (flag ?? env[METRICS_ADDRESS_ENV] ?? '').trim();
   if (!raw) return undefined;
-  const m = /^(?:\[([^\]]*)\]|([^:]*)):(.*)$/.exec(raw);
+  const m = /^(?:\[([^\]]*)\]|(.*)):([^:]*)$/.exec(raw);
   if (!m) throw new Error(METRICS_TEXTS.badAddress(raw, METRICS_TEXTS.noPort));
   const [, v6, other, port] = m;
   if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw new Error(METRICS_TEXTS.badAddress(raw, METRICS_TEXTS.badPort(port)));

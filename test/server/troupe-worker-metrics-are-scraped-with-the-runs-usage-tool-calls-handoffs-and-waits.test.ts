@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startRun } from '../../src/client';
 import { freePort } from '../../src/dev/temporal-server';
-import { TROUPE_METRICS } from '../../src/telemetry/catalogue';
+import { SDK_SERIES, TROUPE_METRICS, troupeSeries } from '../../src/telemetry/catalogue';
 import { METRICS_TEXTS } from '../../src/telemetry/metrics';
 import { WAITING_POLL } from '../../src/telemetry/waiting';
 import { WORKFLOW_TYPE } from '../../src/workflows/messages';
@@ -36,18 +36,6 @@ pricing:
   big-model: { input: 3, output: 15 }
 `;
 
-/** The SDK's series a worker exports once it has run a workflow and its activities. */
-export const SDK_SERIES = [
-  'temporal_workflow_completed',
-  'temporal_workflow_endtoend_latency_count',
-  'temporal_activity_execution_latency_count',
-  'temporal_activity_schedule_to_start_latency_count',
-  'temporal_workflow_task_execution_latency_count',
-  'temporal_worker_task_slots_available',
-  'temporal_worker_task_slots_used',
-  'temporal_num_pollers',
-  'temporal_request',
-];
 
 describe('troupe worker --metrics', () => {
   let stub: StubLlm;
@@ -97,15 +85,20 @@ describe('troupe worker --metrics', () => {
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', finalText: 'filed it' });
     expect(fs.readFileSync(filed, 'utf8')).toBe('filed\n');
-    const s = await until(
+    await until(
       url,
       (x) => waitingOf(x)[0] === 0 && sumOf(x, 'temporal_workflow_completed', { task_queue: queue, workflow_type: WORKFLOW_TYPE }) === 1,
       'the scrape never showed the run completed and no run waiting',
     );
 
-    // the SDK's own series, for this worker's queue
+    // a workflow task that fails: a type this worker does not have
+    const stray = await tc.client.workflow.start('notATroupeWorkflow', { taskQueue: queue, workflowId: uniqueWorkflowId('stray'), args: [] });
+    const s = await until(url, (x) => sumOf(x, 'temporal_workflow_task_execution_failed', { task_queue: queue }) > 0, 'no failed workflow task was counted');
+    await stray.terminate();
+
+    // every series the dashboard reads (the SDK's and troupe's), for this worker's queue
     const names = seriesNames(s);
-    for (const series of SDK_SERIES) expect(names).toContain(series);
+    for (const series of [...SDK_SERIES, ...troupeSeries()]) expect(names).toContain(series);
     expect(sumOf(s, 'temporal_activity_execution_latency_count', { task_queue: queue, activity_type: 'callTool' })).toBe(1);
     expect(sumOf(s, 'temporal_activity_execution_latency_count', { task_queue: queue, activity_type: 'callModel' })).toBe(2);
     expect(sumOf(s, 'temporal_activity_execution_latency_count', { task_queue: queue, activity_type: 'callAgent' })).toBe(1);
