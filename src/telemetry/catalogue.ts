@@ -48,7 +48,7 @@ export const TROUPE_METRICS = {
     unit: 'requests',
     labels: ['agent', 'model', 'kind', 'outcome'],
     recordedBy: 'activity',
-    help: 'Chat-completions requests, by agent, model, call kind and outcome',
+    help: 'Model requests (a streamed request the endpoint refused and its plain retry count once), by agent, model, call kind and outcome',
   },
   modelCallDuration: {
     name: 'troupe_model_call_duration_seconds',
@@ -56,7 +56,7 @@ export const TROUPE_METRICS = {
     unit: 's',
     labels: ['agent', 'model', 'kind', 'outcome'],
     recordedBy: 'activity',
-    help: 'How long each chat-completions request took, by agent, model, call kind and outcome',
+    help: 'How long each model request took, by agent, model, call kind and outcome',
   },
   toolCalls: {
     name: 'troupe_tool_calls_total',
