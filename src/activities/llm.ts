@@ -15,6 +15,7 @@ import { LiveTextBuffer } from '../core/observe/live';
 import { estimateMessagesTokens, estimateTokens } from '../core/prompts/bounds';
 import { checkModelEndpoint, endpointPolicy, ENDPOINT_SETTINGS, shownUrl, workerBaseUrl, type EndpointPolicy } from './endpoints';
 import type { LlmEndpointOptions } from './endpoints';
+import { observeModelCall } from '../telemetry/metrics';
 import { callIdOf } from './identity';
 import { allowedPrefixFetch, redirectPrefixes, redirectRefusal } from './redirects';
 import { details, errorLike, FATAL_STATUSES, readResponse } from './responses';
@@ -144,6 +145,12 @@ export async function chatCompletion(
   body: ChatCompletionCreateParamsNonStreaming,
   scope: LlmCallScope,
 ): Promise<ChatResponse> {
+  // counted and timed by agent, model, kind and outcome (docs/observability.md, "Metrics")
+  return observeModelCall(scope, body.model, () => completion(client, body, scope));
+}
+
+/** {@link chatCompletion} without its metrics. */
+async function completion(client: OpenAI, body: ChatCompletionCreateParamsNonStreaming, scope: LlmCallScope): Promise<ChatResponse> {
   if (!streamsTo(client)) return send(client, body, scope, false);
   try {
     return await send(client, body, scope, true);

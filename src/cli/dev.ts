@@ -1,5 +1,5 @@
 /**
- * `troupe dev [role.yaml] [--task T] [--port P] [--ui-port P] [--exit]` / `npm run demo`: the whole
+ * `troupe dev [role.yaml] [--task T] [--port P] [--ui-port P] [--metrics ADDR] [--exit]` / `npm run demo`: the whole
  * product on one machine. Starts a local Temporal dev server with its Web UI (ports: `dev-ports.ts`),
  * the built-in offline model when no OPENAI_API_KEY is set, a worker, and a run of the example review
  * loop; prints its progress, the result and where to inspect its history. Keeps the server up until
@@ -7,6 +7,7 @@
  * the worker allowlists, and logs at WARN (INFO with TROUPE_DEV_LOG; `TROUPE_LOG_LEVEL` wins).
  */
 import * as path from 'node:path';
+import { Runtime } from '@temporalio/worker';
 import { connectClient, followRun, startRun } from '../client';
 import { formatIssue } from '../core/config/issues';
 import { loadRoleFile } from '../config-file';
@@ -14,6 +15,8 @@ import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer } from '../dev/temporal-serve
 import { payloadCodecFromEnv, startCodecServer } from '../codec';
 import { startOfflineModel } from '../dev/offline-model';
 import { taskQueueFromEnv } from '../settings';
+import { metricsAddress, METRICS_TEXTS } from '../telemetry/metrics';
+import { waitingIntervalFromEnv, watchWaitingRuns } from '../telemetry/waiting';
 import { createWorker } from '../worker';
 import { openToolsOrExplain } from './open-tools';
 import { checkRoleTools } from '../tools/check-role';
@@ -56,10 +59,14 @@ export async function run(args: ParsedArgs): Promise<number> {
   const file = args.positionals[0] ?? DEMO_FILE;
   let codec;
   let logLevel;
+  let metrics: string | undefined;
+  let waitingIntervalMs = 0;
   try {
     codec = payloadCodecFromEnv();
     // the demo's output is the run's progress; worker lifecycle logs only at WARN and above
     logLevel = logLevelFromEnv(process.env.TROUPE_DEV_LOG ? 'INFO' : 'WARN');
+    metrics = metricsAddress(stringFlag(args, 'metrics'));
+    if (metrics) waitingIntervalMs = waitingIntervalFromEnv();
   } catch (e) {
     err((e as Error).message);
     return 1;
@@ -81,8 +88,15 @@ export async function run(args: ParsedArgs): Promise<number> {
   const graph = loaded.graph;
   const task = stringFlag(args, 'task') ?? graph.task ?? 'Write a short essay on why the sky is blue.';
 
+  try {
+    installWorkerLogger(logLevel, metrics);
+  } catch (e) {
+    err((e as Error).message);
+    await tools?.close();
+    return 1;
+  }
   out(CLI_DEV_TEXTS.banner);
-  installWorkerLogger(logLevel);
+  if (metrics) out(METRICS_TEXTS.serving(metrics));
   const { port, uiPort } = ports;
   // with a payload key, the UI reads payloads through a codec server that allows only its origin
   const codecServer = codec
@@ -123,6 +137,11 @@ export async function run(args: ParsedArgs): Promise<number> {
       worker.shutdown();
       await running;
     });
+    if (metrics && worker.connection) {
+      const { namespace, taskQueue } = local;
+      const stop = watchWaitingRuns({ connection: worker.connection, namespace, taskQueue, meter: Runtime.instance().metricMeter, intervalMs: waitingIntervalMs, warn: err });
+      cleanups.unshift(async () => stop());
+    }
 
     const conn = await connectClient(local);
     cleanups.unshift(() => conn.close());

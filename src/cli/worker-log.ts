@@ -7,6 +7,7 @@
  * the SDK's own format, stacks included, is kept for whoever needs them.
  */
 import { DefaultLogger, IllegalStateError, Runtime, type LogEntry, type LogLevel, type LogMetadata, type Logger } from '@temporalio/worker';
+import { METRICS_TEXTS, prometheusTelemetry } from '../telemetry/metrics';
 import { CLI_RUN_TEXTS } from './run-texts';
 
 /**
@@ -116,12 +117,20 @@ export function workerLogger(level: LogLevel, write: (line: string) => void = (l
 
 /**
  * Install {@link workerLogger} as the Temporal runtime's logger, before any worker or connection
- * creates the runtime. A runtime installed already (a program that embeds the CLI, a test) is kept.
+ * creates the runtime, with a Prometheus exporter on `metricsAddress` when one is given
+ * (docs/observability.md, "Metrics"). A runtime installed already (a program that embeds the CLI, a
+ * test) is kept, unless metrics were asked for. Throws a one-line error when the exporter cannot
+ * listen on the address (in use, not an address of this host).
  */
-export function installWorkerLogger(level: LogLevel): void {
+export function installWorkerLogger(level: LogLevel, metricsAddress?: string): void {
   try {
-    Runtime.install({ logger: workerLogger(level) });
+    Runtime.install({ logger: workerLogger(level), ...(metricsAddress ? { telemetryOptions: prometheusTelemetry(metricsAddress) } : {}) });
   } catch (e) {
-    if (!(e instanceof IllegalStateError)) throw e;
+    if (e instanceof IllegalStateError) {
+      if (metricsAddress) throw new Error(METRICS_TEXTS.installedAlready);
+      return;
+    }
+    if (metricsAddress) throw new Error(METRICS_TEXTS.cannotServe(metricsAddress, e instanceof Error ? e.message : String(e)));
+    throw e;
   }
 }

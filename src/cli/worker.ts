@@ -1,5 +1,7 @@
 /**
- * `troupe worker [--plugins file]`: run a worker until SIGINT/SIGTERM. The first signal drains:
+ * `troupe worker [--plugins file] [--metrics ADDR]`: run a worker until SIGINT/SIGTERM. With
+ * `--metrics` (or `TROUPE_METRICS_ADDRESS`) it serves Prometheus metrics on that address
+ * (docs/observability.md, "Metrics"); a bad address stops it before it connects. The first signal drains:
  * the worker stops polling and in-flight calls get `TROUPE_SHUTDOWN_GRACE_MS` (default 30 s) to
  * finish before they are cancelled (Temporal retries them on another worker), then it exits 0. A
  * second signal exits at once. A malformed endpoint allowlist, payload key, grace, log level or connection
@@ -7,9 +9,12 @@
  * stops it with the reason. The SDK's log is one line per entry (`worker-log.ts`; `TROUPE_LOG_LEVEL`,
  * default info).
  */
+import { Runtime } from '@temporalio/worker';
 import { endpointPolicy } from '../activities/endpoints';
 import { troupeDataConverter } from '../codec/data-converter';
 import { settingsFromEnv, type TroupeSettings } from '../settings';
+import { metricsAddress, METRICS_TEXTS } from '../telemetry/metrics';
+import { waitingIntervalFromEnv, watchWaitingRuns } from '../telemetry/waiting';
 import { createWorker, shutdownGraceFromEnv, workerBuild } from '../worker';
 import { openToolsOrExplain } from './open-tools';
 import { stringFlag, type ParsedArgs } from './args';
@@ -42,6 +47,8 @@ export async function run(args: ParsedArgs): Promise<number> {
   let dataConverter;
   let logLevel;
   let deployment;
+  let metrics: string | undefined;
+  let waitingIntervalMs = 0;
   try {
     endpointPolicy({ env: process.env });
     deployment = workerBuild({ deploymentName: stringFlag(args, 'deployment-name'), buildId: stringFlag(args, 'build-id') });
@@ -49,11 +56,15 @@ export async function run(args: ParsedArgs): Promise<number> {
     graceMs = shutdownGraceFromEnv();
     dataConverter = troupeDataConverter();
     logLevel = logLevelFromEnv('INFO');
+    metrics = metricsAddress(stringFlag(args, 'metrics'));
+    if (metrics) waitingIntervalMs = waitingIntervalFromEnv();
+    // the runtime, and its metrics exporter, before any connection (docs/observability.md, "Metrics")
+    installWorkerLogger(logLevel, metrics);
   } catch (e) {
     err((e as Error).message);
     return 1;
   }
-  installWorkerLogger(logLevel);
+  if (metrics) err(METRICS_TEXTS.serving(metrics));
   const tools = await openToolsOrExplain(stringFlag(args, 'tools'));
   if (tools === false) return 1;
   let worker;
@@ -86,10 +97,16 @@ export async function run(args: ParsedArgs): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const connection = worker.connection;
+  const stopWaiting =
+    metrics && connection
+      ? watchWaitingRuns({ connection, namespace: settings.namespace, taskQueue: settings.taskQueue, meter: Runtime.instance().metricMeter, intervalMs: waitingIntervalMs, warn: err })
+      : undefined;
   out(CLI_RUN_TEXTS.workerStarted(settings.address, settings.namespace, settings.taskQueue, deployment));
   try {
     await worker.run();
   } finally {
+    stopWaiting?.();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await tools?.close();

@@ -24,6 +24,7 @@ import { modelCall } from './calls';
 import type { Run } from './execution';
 import { diagnosticsOf } from './failures';
 import { activitiesFor } from './proxies';
+import { meterCall } from './metrics';
 
 /** Consecutive compaction failures that trip the breaker. */
 export const COMPACTION_BREAKER = 3;
@@ -108,6 +109,7 @@ export async function prepareMessages(run: Run, item: WaveItem, notes: PromptNot
         round: state.round.round,
         pricing: graph.pricing,
       });
+      meterCall(graph, { kind: 'compaction', agent: item.agent, model: agent.model.name, usage: compacted.usage });
       state.round.usage = addUsage(state.round.usage, compacted.usage);
       memory.summary = compacted.summary;
       memory.own = memory.own.slice(plan.dropped.ownRecent);

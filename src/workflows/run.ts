@@ -39,6 +39,7 @@ import { diagnosticsOf } from './failures';
 import { awaitDecision } from './human-gate';
 import { installHandlers } from './messages';
 import { publish, publishEnd, running, searchAttributesSet, showDetails } from './observe';
+import { meterEvent } from './metrics';
 import { localActivities } from './proxies';
 import { runToolLoop } from './tool-loop';
 import { dispatchWave, judge, selectSpeaker, WaveTimers } from './waves';
@@ -119,6 +120,7 @@ async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract
   let event = first;
   let timers: WaveTimers | undefined;
   for (;;) {
+    meterEvent(run.graph, run.state, event);
     const command = step(run.machine, event, { now: Date.now(), continueAsNewSuggested: workflowInfo().continueAsNewSuggested });
     if (command.kind !== 'judge') {
       timers?.close();
