@@ -3,7 +3,9 @@
  * turned streaming off (`TROUPE_STREAM=off`, `LlmEndpointOptions.stream: false`) or the endpoint
  * refused a streamed request before. A refusing endpoint is remembered by base URL for the life of
  * the worker, like an endpoint that refuses response schemas (./model.ts), so it pays for one
- * refused request, not one per call.
+ * refused request, not one per call. So is an endpoint whose stream came without its usage chunk:
+ * that one call's tokens are estimated, and its later calls are sent whole, so they count what the
+ * endpoint reports.
  */
 import type OpenAI from 'openai';
 import { ENDPOINT_SETTINGS, type LlmEndpointOptions } from './endpoints';
@@ -23,7 +25,7 @@ const unstreamed = new WeakSet<OpenAI>();
 /** Endpoints that refused `stream: true`, by base URL. */
 const refusing = new Set<string>();
 
-/** Endpoints whose streams came without usage, by base URL (warned about once). */
+/** Endpoints whose streams came without usage, by base URL: not streamed to again. */
 const withoutUsage = new Set<string>();
 
 /** A worker keeps at most this many base URLs in each memory (it talks to a handful). */
@@ -36,7 +38,7 @@ export function neverStream(client: OpenAI): void {
 
 /** Whether a call through `client` is sent streamed. */
 export function streamsTo(client: OpenAI): boolean {
-  return !unstreamed.has(client) && !refusing.has(client.baseURL);
+  return !unstreamed.has(client) && !refusing.has(client.baseURL) && !withoutUsage.has(client.baseURL);
 }
 
 /** Remember that `client`'s endpoint refuses streaming: this worker does not stream to it again. */
@@ -45,7 +47,10 @@ export function rememberRefusesStreaming(client: OpenAI): void {
   refusing.add(client.baseURL);
 }
 
-/** Records that `client`'s endpoint streamed without usage; true the first time for that endpoint. */
+/**
+ * Records that `client`'s endpoint streamed without usage, so this worker sends it whole replies from
+ * now on; true the first time for that endpoint (two calls may stream to it at once).
+ */
 export function firstStreamWithoutUsage(client: OpenAI): boolean {
   if (withoutUsage.has(client.baseURL)) return false;
   if (withoutUsage.size >= MAX_REMEMBERED) withoutUsage.clear();

@@ -43,7 +43,7 @@ export const ACTIVITY_TEXTS = {
     /** A stream ended without its usage chunk: the call's tokens are estimated from its characters. */
     usageEstimated: (kind: LlmKind, agent: string, url: string) =>
       `${kind} ${agent}: the endpoint ${url} streamed its reply without usage (stream_options.include_usage ignored); ` +
-      'token counts of its streamed calls are estimated from their characters (TROUPE_STREAM=off on the worker gives the counts it reports)',
+      'this call\'s tokens are estimated from its characters, and this worker no longer streams to it, so later calls count what it reports',
     localDetail: (error: string) =>
       `the request could not be built or sent because of an error on the worker's side (not retried): ${error}`,
     local: (kind: LlmKind, agent: string, error: string) => `${kind} ${agent}: ${ACTIVITY_TEXTS.llm.localDetail(error)}`,

@@ -2,7 +2,7 @@
  * The model-call activities over the HTTP stub: a streamed call heartbeats its partial text as a
  * LiveText, an endpoint that refuses `stream: true` is asked again without it once and never
  * streamed to again, a worker with streaming off never streams, and a stream without usage gets an
- * estimate and a warning instead of zero tokens.
+ * estimate and a warning instead of zero tokens, once: that endpoint's later calls go whole.
  */
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { createActivities } from '../../../src/activities';
@@ -125,7 +125,7 @@ describe('a worker with streaming off', () => {
 });
 
 describe('a stream without its usage chunk', () => {
-  it('counts estimated tokens, not zero, and warns once per endpoint', async () => {
+  it('counts estimated tokens, not zero, warns, and sends that endpoint whole requests from then on', async () => {
     stub = await startStubLlm({ stream: { usage: false } });
     stub.script('writer', [{ text: 'a reply of some forty characters, or so.' }]);
     const acts = createActivities({ baseUrl: stub.url, env: {} });
@@ -135,8 +135,11 @@ describe('a stream without its usage chunk', () => {
     expect(first.usage.completionTokens).toBe(10);
     expect(first.usage.totalTokens).toBe(first.usage.promptTokens + first.usage.completionTokens);
     expect(first.warnings).toEqual([ACTIVITY_TEXTS.llm.usageEstimated('agent', 'writer', stub.url)]);
+    stub.script('writer', [{ text: 'a reply of some forty characters, or so.', usage: { prompt_tokens: 7, completion_tokens: 3 } }]);
     const second = await runIn(activityEnv(), acts.callAgent, input());
-    expect(second.usage.completionTokens).toBe(10);
+    expect(stub.requests[1]!.streamed).toBe(false);
+    expect(stub.requests[1]!.body).not.toHaveProperty('stream');
+    expect(second.usage).toMatchObject({ promptTokens: 7, completionTokens: 3 });
     expect(second.warnings).toEqual([]);
   });
 });
