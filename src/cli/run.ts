@@ -9,6 +9,7 @@ import { followRun, startRun, type RunHandle } from '../client';
 import { formatIssue } from '../core/config/issues';
 import type { RunResult } from '../core/ending/result';
 import { finalLine } from '../core/ending/final-line';
+import { printable } from '../core/text/printable';
 import { loadRoleFile } from '../config-file';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { err, out } from './io';
@@ -54,12 +55,13 @@ export async function followAndPrint(handle: RunHandle, json: boolean): Promise<
 }
 
 /** Print the end of a run: the distinct final line, then the final text. */
-export function printResult(result: RunResult, write: (s: string) => void): void {
+export function printResult(result: RunResult, write: (s: string) => void, terminal = Boolean(process.stdout.isTTY)): void {
   write('');
   write(finalLine(result));
   if (result.finalText) {
     write('');
-    write(result.finalText);
+    // model text is untrusted: on a terminal its escape sequences would act (a pipe gets it verbatim)
+    write(terminal ? printable(result.finalText) : result.finalText);
   }
   if (result.outputValid === false && result.outputErrors) {
     write('');
