@@ -15,6 +15,8 @@ import { PAYLOAD_CONVERTER_PATH, troupeDataConverter } from './codec/data-conver
 import { formatIssue } from './core/config/issues';
 import { workerConnectionOptions, withDiagnosis } from './connection';
 import { resolveSettings, type SettingsOptions } from './settings';
+import { tracingSettings } from './telemetry/tracing-env';
+import { tracingWorkflowModules, workerTracingPlugins } from './telemetry/tracing';
 import { loadToolsFile, openToolRegistry, stderrLogger, type ToolRegistry, type ToolsLogger } from './tools';
 
 /**
@@ -143,12 +145,19 @@ export function workflowEntry(plugins?: string): string {
 /**
  * Bundle the workflow code (with an optional plugin module). The data converter's payload and
  * failure converters go into the bundle, because they run inside the workflow sandbox; its codecs
- * do not, because they run in the worker's main thread.
+ * do not, because they run in the worker's main thread. A worker that traces (`tracing`, default:
+ * the environment says so) bundles the tracing workflow interceptors too; one that does not, none.
  */
-export async function bundleWorkflows(plugins?: string, dataConverter?: DataConverter): Promise<WorkflowBundleWithSourceMap> {
+export async function bundleWorkflows(
+  plugins?: string,
+  dataConverter?: DataConverter,
+  tracing: boolean = tracingSettings('worker') !== undefined,
+): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     ...bundleOptions(workflowEntry(plugins)),
     logger: quietBundlerLogger,
+    // the tracing interceptors only in a tracing worker's bundle (docs/observability.md, "Traces")
+    ...(tracing ? { workflowInterceptorModules: tracingWorkflowModules() } : {}),
     // a data converter of the caller's own replaces troupe's payload converter in the sandbox too
     ...(dataConverter?.payloadConverterPath ? { payloadConverterPath: dataConverter.payloadConverterPath } : {}),
     ...(dataConverter?.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
@@ -221,22 +230,25 @@ export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
   const graceMs = shutdownGraceMs ?? shutdownGraceFromEnv();
   if (plugins) require(path.resolve(plugins));
   const tools = typeof toolsOption === 'string' ? await openTools(toolsOption) : toolsOption;
+  // the activities' redactor redacts the worker's spans too; no plugin at all when it does not trace
+  const redactor = new Redactor();
+  const tracing = workerTracingPlugins(redactor);
   return Worker.create({
     connection: connection ?? (await withDiagnosis(settings, () => NativeConnection.connect(workerConnectionOptions(settings)))),
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
     dataConverter,
-    workflowBundle: workflowBundle ?? (await bundleWorkflows(plugins, dataConverter)),
+    workflowBundle: workflowBundle ?? (await bundleWorkflows(plugins, dataConverter, tracing.length > 0)),
     shutdownGraceTime: graceMs,
     shutdownForceTime: graceMs + WORKER_SHUTDOWN.forceMarginMs,
-    activities: createActivities({ ...llm, ...(tools ? { tools } : {}) }),
+    activities: createActivities({ ...llm, ...(tools ? { tools } : {}), redactor }),
     maxConcurrentActivityTaskExecutions: maxConcurrentActivities ?? 100,
     maxHeartbeatThrottleInterval: '500ms',
     defaultHeartbeatThrottleInterval: '500ms',
     // a run is pinned to the build it started on (docs/versioning.md)
     ...(deployment ? { workerDeploymentOptions: { useWorkerVersioning: true, version: deployment, defaultVersioningBehavior: 'PINNED' as const } } : {}),
     // the tool servers live as long as the worker runs
-    plugins: tools && typeof toolsOption === 'string' ? [closeWhenDone(tools)] : [],
+    plugins: [...(tools && typeof toolsOption === 'string' ? [closeWhenDone(tools)] : []), ...tracing],
   });
 }
 

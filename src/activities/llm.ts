@@ -15,6 +15,7 @@ import type { LlmEndpointOptions } from './endpoints';
 import { callIdOf } from './identity';
 import { allowedPrefixFetch, redirectPrefixes, redirectRefusal } from './redirects';
 import { ACTIVITY_TEXTS } from './texts';
+import { observeModelCall } from '../telemetry/tracing';
 
 export type { LlmEndpointOptions } from './endpoints';
 
@@ -131,6 +132,11 @@ export async function chatCompletion(
   body: ChatCompletionCreateParamsNonStreaming,
   scope: LlmCallScope,
 ): Promise<ChatResponse> {
+  return observeModelCall(scope, client.baseURL, body, () => sendChatCompletion(client, body, scope));
+}
+
+/** {@link chatCompletion}'s request, in its `chat` span when the worker traces (src/telemetry/tracing.ts). */
+async function sendChatCompletion(client: OpenAI, body: ChatCompletionCreateParamsNonStreaming, scope: LlmCallScope): Promise<ChatResponse> {
   const ctx = Context.current();
   const info = ctx.info;
   const timeout = requestTimeoutMs(scope.deadlineMs, Date.now());

@@ -10,11 +10,17 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import { FAILURE_TYPES } from '../core/llm/contract';
 import type { ToolCallInput, ToolCallOutcome } from '../core/llm/tool-contract';
 import { callIdOf } from './identity';
+import { observeToolCall } from '../telemetry/tracing';
 import { callTool, ToolCallCancelledError, ToolCallRetryableError, type ToolRegistry } from '../tools';
 
 /** Builds the `callTool` activity over the worker's tool registry. */
 export function makeCallTool(registry: () => ToolRegistry | undefined) {
-  return async function callToolActivity(input: ToolCallInput): Promise<Exclude<ToolCallOutcome, { kind: 'fatal' }>> {
+  // in its `execute_tool` span when the worker traces (src/telemetry/tracing.ts)
+  return function callToolActivity(input: ToolCallInput): Promise<Exclude<ToolCallOutcome, { kind: 'fatal' }>> {
+    return observeToolCall(input, () => callOnce(input));
+  };
+
+  async function callOnce(input: ToolCallInput): Promise<Exclude<ToolCallOutcome, { kind: 'fatal' }>> {
     const ctx = Context.current();
     const tools = registry();
     if (!tools) {
@@ -47,5 +53,5 @@ export function makeCallTool(registry: () => ToolRegistry | undefined) {
       if (err instanceof ToolCallRetryableError) throw ApplicationFailure.create({ type: FAILURE_TYPES.retryable, message: err.message });
       throw ApplicationFailure.create({ type: FAILURE_TYPES.retryable, message: err instanceof Error ? err.message : String(err) });
     }
-  };
+  }
 }

@@ -40,6 +40,7 @@ import { awaitDecision } from './human-gate';
 import { installHandlers } from './messages';
 import { publish, publishEnd, running, searchAttributesSet, showDetails } from './observe';
 import { localActivities } from './proxies';
+import { runSpanEnded, workflowSpanHooks } from './spans';
 import { runToolLoop } from './tool-loop';
 import { dispatchWave, judge, selectSpeaker, WaveTimers } from './waves';
 
@@ -108,6 +109,7 @@ export async function troupeRun(input: RunInput): Promise<RunResult> {
   if (kept.length > 0) warn(state, HUMAN_TEXTS.requests.neverOpened(kept.map((k) => ({ requestId: k.requestId, kind: k.decision.kind }))));
   const result = buildRunResult(state, run.end, Date.now(), run.output);
   publishEnd(run, result);
+  runSpanEnded({ graph: graph.name, status: result.status, reason: result.reason });
   return result;
 }
 
@@ -135,8 +137,9 @@ async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract
         break;
       case 'dispatch': {
         timers = command.timed ? WaveTimers.start(run) : undefined;
-        // a team agent's child workflow goes the general way: the fast path is for one model call
-        if (timers || command.items.length > 1 || run.graph.agents[command.items[0].agent].team) {
+        // a team agent's child workflow goes the general way: the fast path is for one model call;
+        // so does every dispatch when the worker traces, for its span (`spans.ts`)
+        if (timers || command.items.length > 1 || run.graph.agents[command.items[0].agent].team || workflowSpanHooks()) {
           const wave = timers;
           event = wave ? await wave.run(run, () => dispatchWave(run, command.items, command.options)) : await dispatchWave(run, command.items, command.options);
           if (wave?.timedOut) event = { ...event, timedOut: wave.timedOut };
