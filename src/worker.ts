@@ -153,15 +153,23 @@ export async function bundleWorkflows(
   dataConverter?: DataConverter,
   tracing: boolean = tracingSettings('worker') !== undefined,
 ): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({
-    ...bundleOptions(workflowEntry(plugins)),
+  return bundleWorkflowCode(workflowBundleOptions(workflowEntry(plugins), dataConverter, tracing));
+}
+
+/**
+ * What {@link bundleWorkflows} gives the bundler for the entry `workflowsPath`.
+ * @internal exported for tests
+ */
+export function workflowBundleOptions(workflowsPath: string, dataConverter: DataConverter | undefined, tracing: boolean): BundleOptions {
+  return {
+    ...bundleOptions(workflowsPath),
     logger: quietBundlerLogger,
     // the tracing interceptors only in a tracing worker's bundle (docs/observability.md, "Traces")
     ...(tracing ? { workflowInterceptorModules: tracingWorkflowModules() } : {}),
     // a data converter of the caller's own replaces troupe's payload converter in the sandbox too
     ...(dataConverter?.payloadConverterPath ? { payloadConverterPath: dataConverter.payloadConverterPath } : {}),
     ...(dataConverter?.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
-  });
+  };
 }
 
 type WebpackConfigHook = NonNullable<BundleOptions['webpackConfigHook']>;

@@ -6,6 +6,9 @@
  * `chat` and `execute_tool` beneath its dispatch's `invoke_agent`, tokens and cost that add up to the
  * RunResult's, the run's status and reason on the root, and no secret in any span, content capture on.
  *
+ * The run's histories replay on a worker that does not trace, and recorded histories of runs that
+ * were not traced replay on one that does: tracing changes no command.
+ *
  * The worker and the client are troupe's own (`createWorker`, `connectClient`), set up by the
  * OpenTelemetry variables as a deployment would be. The tracer providers and the context manager are
  * global to this test file's module registry (jest gives each test file its own), and are shut down
@@ -14,17 +17,18 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Worker } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Redactor } from '../../src/activities/redact';
 import { connectClient, followRun, startRun, type FollowEvent } from '../../src/client';
 import type { RunResult } from '../../src/core/ending/result';
 import type { DevServer } from '../../src/dev/temporal-server';
-import { openRunSpan, shutdownTracing } from '../../src/telemetry/tracing';
+import { openRunSpan, shutdownTracing, workerTracingPlugins } from '../../src/telemetry/tracing';
 import type { ToolRegistry } from '../../src/tools';
-import { createWorker, openTools } from '../../src/worker';
+import { bundleWorkflows, createWorker, openTools } from '../../src/worker';
 import { compileYaml } from '../helpers/compile';
 import { isBeneath, parentOf, startJaeger, tag, type Jaeger, type JaegerSpan, type JaegerTrace } from '../helpers/jaeger';
 import { startStubLlm, type StubLlm } from '../helpers/stub-llm';
-import { installQuietRuntime, startDedicatedServer, uniqueTaskQueue, uniqueWorkflowId } from '../helpers/temporal';
+import { installQuietRuntime, replayHistory, startDedicatedServer, uniqueTaskQueue, uniqueWorkflowId } from '../helpers/temporal';
 import { SERVER_TOOLS } from '../helpers/tools';
 
 /** The worker's API key: the critic's model repeats it, and no span may carry it. */
@@ -57,6 +61,8 @@ describe('a traced run in Jaeger', () => {
   let dir: string;
   let worker: Worker;
   let running: Promise<void>;
+  let traced: WorkflowBundleWithSourceMap;
+  const histories: Array<{ workflowId: string; history: unknown }> = [];
   const saved: Record<string, string | undefined> = {};
 
   beforeAll(async () => {
@@ -70,6 +76,8 @@ describe('a traced run in Jaeger', () => {
     dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-traces-')));
     fs.writeFileSync(path.join(dir, 'tools.yaml'), `modules: [${JSON.stringify(SERVER_TOOLS)}]\n`);
     tools = await openTools(path.join(dir, 'tools.yaml'));
+    // the bundle a tracing worker makes (its tracing workflow interceptors in), kept for the replays
+    traced = await bundleWorkflows(undefined, undefined, true);
   });
 
   afterAll(async () => {
@@ -94,7 +102,7 @@ describe('a traced run in Jaeger', () => {
       return { toolCalls: [{ name: 'shout', arguments: { text: 'title', times: 2 } }], usage: { prompt_tokens: 17, completion_tokens: 3 } };
     });
     const taskQueue = uniqueTaskQueue('traces');
-    worker = await createWorker({ address: server.address, namespace: server.namespace, taskQueue, env: false, tools, llm: { baseUrl: stub.url, apiKey: SECRET, env: {} } });
+    worker = await createWorker({ address: server.address, namespace: server.namespace, taskQueue, env: false, tools, workflowBundle: traced, llm: { baseUrl: stub.url, apiKey: SECRET, env: {} } });
     running = worker.run();
     const conn = await connectClient({ address: server.address, namespace: server.namespace, taskQueue, env: false });
     const graph = compileYaml(ROLE);
@@ -111,9 +119,10 @@ describe('a traced run in Jaeger', () => {
       root.end(result && { workflowId, status: result.status, reason: result.reason });
     }
     root.end(); // a second end changes nothing
+    for (const runId of runIdsOf(events)) histories.push({ workflowId, history: await conn.client.workflow.getHandle(workflowId, runId).fetchHistory() });
     await conn.close();
     expect(result).toMatchObject({ status: 'exhausted', reason: 'max_iterations', steps: 6 });
-    const runIds = events.flatMap((e) => (e.kind === 'started' ? [e.runId] : []));
+    const runIds = runIdsOf(events);
     expect(runIds.length).toBeGreaterThan(1); // it continued as new
 
     worker.shutdown();
@@ -202,7 +211,23 @@ describe('a traced run in Jaeger', () => {
     for (const text of criticReplies) expect(text).toContain('the key is [redacted]');
     expect(JSON.stringify(trace)).not.toContain(SECRET);
   });
+
+  test("the traced run's histories replay on a worker that does not trace; untraced ones on a worker that does", async () => {
+    expect(histories.length).toBeGreaterThan(1);
+    for (const { history, workflowId } of histories) await replayHistory(history, workflowId);
+    const fixtures = path.resolve(__dirname, '..', 'fixtures', 'histories', 'v0.3');
+    for (const file of ['review-loop-score.json', 'nested-team.json', 'swarm-handoffs-and-user.json', 'star-parallel.json']) {
+      const history = JSON.parse(fs.readFileSync(path.join(fixtures, file), 'utf8')) as { events: Array<{ workflowExecutionStartedEventAttributes?: { workflowId?: string } }> };
+      const workflowId = history.events[0]?.workflowExecutionStartedEventAttributes?.workflowId ?? file;
+      await Worker.runReplayHistory({ workflowBundle: traced, plugins: workerTracingPlugins(new Redactor()) }, history, workflowId);
+    }
+  });
 });
+
+/** The runs a follower saw start, in order. */
+function runIdsOf(events: FollowEvent[]): string[] {
+  return events.flatMap((e) => (e.kind === 'started' ? [e.runId] : []));
+}
 
 /**
  * The one trace that holds run `workflowId`, once Jaeger has the spans of all its `runs`: fails if
