@@ -63,6 +63,7 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
         continue;
       }
       usage = addUsage(usage, last.usage);
+      warnings.push(...(last.warnings ?? []));
       llmCalls += 1;
       const message = last.completion.choices[0]!.message;
       let calls = (message.tool_calls ?? []).filter((c) => c.type === 'function');

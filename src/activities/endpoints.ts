@@ -17,6 +17,11 @@ export interface LlmEndpointOptions {
    * setup where the same person writes the roles and owns the worker (`troupe dev`).
    */
   trustRoleEndpoints?: boolean;
+  /**
+   * Stream model calls (default: yes, unless `TROUPE_STREAM=off` in `env`): their partial text then
+   * travels in the activities' heartbeat details (docs/observability.md, "Live output").
+   */
+  stream?: boolean;
 }
 
 /** The environment variables and defaults the policy reads. */
@@ -26,6 +31,8 @@ export const ENDPOINT_SETTINGS = {
   baseUrlVar: 'OPENAI_BASE_URL',
   keyVar: 'OPENAI_API_KEY',
   openAiBaseUrl: 'https://api.openai.com/v1',
+  /** `off` turns streamed model calls off for the worker. */
+  streamVar: 'TROUPE_STREAM',
 } as const;
 
 /** What the policy tells users, kept together so tests pin them. */

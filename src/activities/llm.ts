@@ -1,8 +1,9 @@
 /**
  * One chat-completions request as a Temporal activity step: the OpenAI client with
  * retries left to Temporal, a per-request timeout of the activity's remaining time minus 1 s, abort on
- * activity cancellation, a heartbeat while the request is in flight, and the HTTP error classification
- * that tells the workflow which failures are fatal and which Temporal should retry.
+ * activity cancellation, the reply streamed when the endpoint allows it with its partial text in the
+ * heartbeat details, and the HTTP error classification that tells the workflow which failures are
+ * fatal and which Temporal should retry.
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
@@ -10,14 +11,19 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'ope
 import type { ResolvedModel } from '../core/graph/types';
 import { encodeHeaderValue, FAILURE_TYPES, TROUPE_HEADERS, type LlmFailureDetails } from '../core/llm/contract';
 import type { TokenCounts } from '../core/conditions/view';
-import { checkModelEndpoint, endpointPolicy, ENDPOINT_SETTINGS, workerBaseUrl, type EndpointPolicy } from './endpoints';
+import { LiveTextBuffer } from '../core/observe/live';
+import { estimateMessagesTokens, estimateTokens } from '../core/prompts/bounds';
+import { checkModelEndpoint, endpointPolicy, ENDPOINT_SETTINGS, shownUrl, workerBaseUrl, type EndpointPolicy } from './endpoints';
 import type { LlmEndpointOptions } from './endpoints';
 import { callIdOf } from './identity';
 import { allowedPrefixFetch, redirectPrefixes, redirectRefusal } from './redirects';
+import { details, errorLike, FATAL_STATUSES, readResponse } from './responses';
+import { firstStreamWithoutUsage, neverStream, rememberRefusesStreaming, streamingOn, streamsTo } from './stream-policy';
 import { ACTIVITY_TEXTS } from './texts';
 import { observeModelCall } from '../telemetry/tracing';
 
 export type { LlmEndpointOptions } from './endpoints';
+export type { LiveText } from '../core/observe/live';
 
 /** Which activity makes the request; sent as `x-troupe-kind` and carried in failure details. */
 export type LlmKind = LlmFailureDetails['kind'];
@@ -35,11 +41,12 @@ export const LLM_DEFAULTS = {
   deadlineMarginMs: 1000,
   minRequestTimeoutMs: 100,
   maxErrorMessageChars: 500,
+  /** Least time between two beats that streamed text triggers (the SDK throttles further). */
+  liveBeatMinMs: 100,
 } as const;
 
 
 
-const FATAL_STATUSES = new Set([400, 401, 403, 404, 422]);
 
 /** Who asks for a client; named in the failure when the worker refuses the model's endpoint. */
 interface LlmCaller {
@@ -71,7 +78,7 @@ export function createOpenAIClient(
   const baseURL = model.baseUrl ?? workerBaseUrl(opts);
   // A model that names its own key variable never falls back to the OpenAI key: it may point at another provider.
   const apiKey = model.apiKeyEnv ? env[model.apiKeyEnv] : (opts.apiKey ?? env[ENDPOINT_SETTINGS.keyVar]);
-  return sharedClient(baseURL, apiKey || LLM_DEFAULTS.noApiKey, redirectPrefixes(baseURL, policy));
+  return sharedClient(baseURL, apiKey || LLM_DEFAULTS.noApiKey, redirectPrefixes(baseURL, policy), streamingOn(opts));
 }
 
 /** Clients by endpoint and key: a client holds no state of a request, and building one per call cost ~0.1 ms (BENCHMARKS.md, B1). */
@@ -79,19 +86,20 @@ const clients = new Map<string, OpenAI>();
 /** Endpoint and key pairs a worker keeps clients for (a worker talks to a handful). */
 const MAX_CLIENTS = 32;
 
-function sharedClient(baseURL: string | undefined, apiKey: string, prefixes: string[]): OpenAI {
-  const key = `${baseURL ?? ''}\u0000${apiKey}\u0000${prefixes.join('\u0000')}`;
+function sharedClient(baseURL: string | undefined, apiKey: string, prefixes: string[], stream: boolean): OpenAI {
+  const key = `${baseURL ?? ''}\u0000${apiKey}\u0000${prefixes.join('\u0000')}\u0000${stream}`;
   let client = clients.get(key);
   if (!client) {
     if (clients.size >= MAX_CLIENTS) clients.clear();
     client = new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 60_000, fetch: allowedPrefixFetch(prefixes) });
+    if (!stream) neverStream(client);
     clients.set(key, client);
   }
   return client;
 }
 
 /** The requests of one activity execution: who makes them and the deadline they share. */
-interface LlmCallScope {
+export interface LlmCallScope {
   kind: LlmKind;
   agent: string;
   workflowId: string;
@@ -121,10 +129,15 @@ export interface ChatResponse {
   completion: ChatCompletion;
   requestId?: string;
   usage: TokenCounts;
+  /** What the worker did about the endpoint (streaming refused, usage estimated): the agent activities add them to their warnings. */
+  warnings?: string[];
 }
 
 /**
- * Sends one chat-completions request within the scope's deadline, heartbeating while it is in flight.
+ * Sends one chat-completions request within the scope's deadline, heartbeating while it is in flight
+ * with the text written so far ({@link LiveText}). The request is streamed unless the worker or the
+ * endpoint does not stream (./stream-policy.ts); an endpoint that rejects `stream: true` gets the same
+ * request once more without it, and is remembered. Either way the caller gets the same completion.
  * Throws the activity's CancelledFailure when cancelled, else a classified ApplicationFailure.
  */
 export async function chatCompletion(
@@ -132,14 +145,35 @@ export async function chatCompletion(
   body: ChatCompletionCreateParamsNonStreaming,
   scope: LlmCallScope,
 ): Promise<ChatResponse> {
-  return observeModelCall(scope, client.baseURL, body, () => sendChatCompletion(client, body, scope));
+  if (!streamsTo(client)) return send(client, body, scope, false);
+  try {
+    return await send(client, body, scope, true);
+  } catch (err) {
+    if (!rejectsStreaming(err)) throw err;
+    rememberRefusesStreaming(client);
+    const warning = ACTIVITY_TEXTS.llm.noStreaming(scope.kind, scope.agent, shownUrl(client.baseURL));
+    Context.current().log.warn(warning);
+    const response = await send(client, body, scope, false);
+    return { ...response, warnings: [warning, ...(response.warnings ?? [])] };
+  }
 }
 
-/** {@link chatCompletion}'s request, in its `chat` span when the worker traces (src/telemetry/tracing.ts). */
-async function sendChatCompletion(client: OpenAI, body: ChatCompletionCreateParamsNonStreaming, scope: LlmCallScope): Promise<ChatResponse> {
+/** One request, streamed or not, in its `chat` span when the worker traces (src/telemetry/tracing.ts). */
+function send(client: OpenAI, body: ChatCompletionCreateParamsNonStreaming, scope: LlmCallScope, streamed: boolean): Promise<ChatResponse> {
+  return observeModelCall(scope, client.baseURL, body, streamed, () => sendRequest(client, body, scope, streamed));
+}
+
+/** One request, streamed or not; see {@link chatCompletion}. */
+async function sendRequest(
+  client: OpenAI,
+  body: ChatCompletionCreateParamsNonStreaming,
+  scope: LlmCallScope,
+  streamed: boolean,
+): Promise<ChatResponse> {
   const ctx = Context.current();
   const info = ctx.info;
-  const timeout = requestTimeoutMs(scope.deadlineMs, Date.now());
+  const startedAt = Date.now();
+  const timeout = requestTimeoutMs(scope.deadlineMs, startedAt);
   const abort = new AbortController();
   let timedOut = false;
   const onCancel = () => abort.abort(ctx.cancellationSignal.reason);
@@ -150,14 +184,28 @@ async function sendChatCompletion(client: OpenAI, body: ChatCompletionCreatePara
     timedOut = true;
     abort.abort();
   }, timeout);
+  // every beat carries the text so far (docs/observability.md, "Live output"); the SDK sends at most
+  // one per throttle interval (the worker sets 500 ms) with the latest details
+  const live = new LiveTextBuffer(scope.agent, scope.kind);
+  let lastBeat = 0;
+  const beat = () => {
+    lastBeat = Date.now();
+    ctx.heartbeat(live.snapshot());
+  };
   // the first beat waits one interval: a call answered sooner costs the server no heartbeat, and a
   // cancellation still reaches a longer call within an interval or two (BENCHMARKS.md, B1)
-  const beat = setInterval(() => ctx.heartbeat(), LLM_DEFAULTS.heartbeatIntervalMs);
+  const beats = setInterval(beat, LLM_DEFAULTS.heartbeatIntervalMs);
+  const onText = (delta: string) => {
+    live.append(delta);
+    const now = Date.now();
+    // after the first interval new text goes out at once, at most one beat per `liveBeatMinMs` here
+    if (now - startedAt >= LLM_DEFAULTS.heartbeatIntervalMs && now - lastBeat >= LLM_DEFAULTS.liveBeatMinMs) beat();
+  };
   try {
     // the raw response, read here, so a body that is cut off, not JSON or an error object is
     // classified with its status and request id (docs/semantics.md, "Agent calls")
     const response = await client.chat.completions
-      .create(body, {
+      .create(streamed ? { ...body, stream: true, stream_options: { include_usage: true } } : body, {
         timeout,
         signal: abort.signal,
         maxRetries: 0,
@@ -170,98 +218,27 @@ async function sendChatCompletion(client: OpenAI, body: ChatCompletionCreatePara
         },
       })
       .asResponse();
-    const data = await readCompletion(response, scope);
-    return { completion: data, requestId: response.headers.get('x-request-id') ?? undefined, usage: usageOf(data) };
+    const read = await readResponse(response, scope, onText);
+    const requestId = response.headers.get('x-request-id') ?? undefined;
+    if (read.usageReported || !read.streamed) return { completion: read.completion, requestId, usage: usageOf(read.completion) };
+    // a stream without its usage chunk: estimated, never a silent 0 (docs/observability.md, "Live output")
+    const warnings = firstStreamWithoutUsage(client) ? [ACTIVITY_TEXTS.llm.usageEstimated(scope.kind, scope.agent, shownUrl(client.baseURL))] : [];
+    for (const warning of warnings) ctx.log.warn(warning);
+    return { completion: read.completion, requestId, usage: estimatedUsage(body, read.completion), ...(warnings.length > 0 ? { warnings } : {}) };
   } catch (err) {
     if (ctx.cancellationSignal.aborted) throw cancelledFailure(ctx.cancellationSignal.reason);
     if (err instanceof ApplicationFailure) throw err;
     if (timedOut) throw timeoutFailure(scope, timeout);
     throw classifyLlmError(err, scope, timeout, Date.now());
   } finally {
-    clearInterval(beat);
+    clearInterval(beats);
     clearTimeout(timer);
     ctx.cancellationSignal.removeEventListener('abort', onCancel);
   }
 }
 
-/** The start of a body, for a diagnostic: at most 200 characters on one line. */
-function snippet(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
-}
-
-/** An HTTP status carried in a 200's `error` object (`code` or `status`, a number or a numeric string). */
-function embeddedStatus(error: Record<string, unknown>): number | undefined {
-  for (const v of [error.code, error.status]) {
-    const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d{3}$/.test(v) ? Number(v) : NaN;
-    if (Number.isInteger(n) && n >= 400 && n <= 599) return n;
-  }
-  return undefined;
-}
-
-/**
- * Reads a successful response's body as a completion. A body cut off while it is read is a
- * connection error; a body that is not JSON, a JSON `error` object (some gateways answer 200 with
- * one) and a completion without a choice are failures with the response's status and request id:
- * retried, except an error object whose code is a status that cannot succeed (400, 401, 403, 404,
- * 422), which fails at once like that status would.
- */
-async function readCompletion(response: Response, scope: Pick<LlmCallScope, 'kind' | 'agent'>): Promise<ChatCompletion> {
-  const { kind, agent } = scope;
-  const requestId = response.headers.get('x-request-id') ?? undefined;
-  const status = response.status;
-  const retryable = (message: string, detail: string, at = status) =>
-    ApplicationFailure.create({ type: FAILURE_TYPES.retryable, message, details: [details(kind, detail, at, requestId)] });
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (err) {
-    if (errorLike(err) && err.name === 'AbortError') throw err;
-    const why = ACTIVITY_TEXTS.llm.bodyCutOff(errorText(err));
-    throw retryable(ACTIVITY_TEXTS.llm.connection(kind, agent, why), why);
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    const why = ACTIVITY_TEXTS.llm.notJson(status, response.headers.get('content-type') ?? 'no content type', snippet(text));
-    throw retryable(ACTIVITY_TEXTS.llm.malformedBody(kind, agent, why, requestId), why);
-  }
-  const completion = data as ChatCompletion & { error?: unknown };
-  if (!Array.isArray(completion?.choices) && completion?.error && typeof completion.error === 'object') {
-    const error = completion.error as Record<string, unknown>;
-    const message = typeof error.message === 'string' && error.message.trim() ? snippet(error.message) : ACTIVITY_TEXTS.llm.noMessage;
-    const at = embeddedStatus(error) ?? status;
-    const text = ACTIVITY_TEXTS.llm.http(kind, agent, at, message, requestId);
-    if (FATAL_STATUSES.has(at)) {
-      throw ApplicationFailure.create({ type: FAILURE_TYPES.fatal, nonRetryable: true, message: text, details: [details(kind, message, at, requestId)] });
-    }
-    throw retryable(text, message, at);
-  }
-  if (!Array.isArray(completion?.choices) || completion.choices[0]?.message === undefined) {
-    throw retryable(ACTIVITY_TEXTS.llm.malformed(kind, agent, requestId), ACTIVITY_TEXTS.llm.noChoice);
-  }
-  return completion;
-}
-
-/** An error's message and its cause's (errors of Node's own fetch may come from another realm: read by shape). */
-function errorText(err: unknown): string {
-  if (!errorLike(err)) return String(err);
-  const cause = errorLike(err.cause) && err.cause.message ? ` (${err.cause.message})` : '';
-  return `${err.message}${cause}`;
-}
-
 function cancelledFailure(reason: unknown): CancelledFailure {
   return reason instanceof CancelledFailure ? reason : new CancelledFailure('CANCELLED');
-}
-
-function details(kind: LlmKind, message: string, status?: number, requestId?: string): LlmFailureDetails {
-  return {
-    kind,
-    message,
-    ...(status !== undefined ? { status } : {}),
-    ...(requestId ? { requestId } : {}),
-  };
 }
 
 /**
@@ -289,10 +266,6 @@ function providerMessage(err: APIError): string {
 const NETWORK_FAILURE_MESSAGES = new Set(['fetch failed', 'terminated']);
 /** System error codes (ECONNRESET, ENOTFOUND, ...) and undici's socket and timeout codes. */
 const NETWORK_ERROR_CODE = /^(E[A-Z0-9]+|UND_ERR_[A-Z_]+)$/;
-
-function errorLike(value: unknown): value is Error & { code?: unknown } {
-  return typeof value === 'object' && value !== null && typeof (value as Error).message === 'string';
-}
 
 /**
  * Whether `err` is a TypeError or RangeError raised on this side while building or sending a request
@@ -418,6 +391,32 @@ function usageOf(completion: ChatCompletion): TokenCounts {
   const prompt = completion.usage?.prompt_tokens ?? 0;
   const output = completion.usage?.completion_tokens ?? 0;
   return { promptTokens: prompt, completionTokens: output, totalTokens: completion.usage?.total_tokens ?? prompt + output };
+}
+
+/**
+ * Tokens of a call whose stream reported none: the prompt and the reply estimated from their
+ * characters, as context windows are (core/prompts/bounds.ts).
+ */
+function estimatedUsage(body: ChatCompletionCreateParamsNonStreaming, completion: ChatCompletion): TokenCounts {
+  const promptTokens = estimateMessagesTokens(
+    body.messages.map((m) => ({ role: 'user' as const, content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '') })),
+  );
+  const message = completion.choices[0]?.message;
+  const written = `${message?.content ?? ''}${message?.refusal ?? ''}${message?.tool_calls ? JSON.stringify(message.tool_calls) : ''}`;
+  const completionTokens = estimateTokens(written);
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+}
+
+const STREAMING_REJECTED = /\bstream(_options|ing)?\b|include_usage/i;
+
+/**
+ * Whether a failure is an endpoint refusing a streamed request (HTTP 400 or 422 naming `stream`,
+ * `stream_options` or `include_usage`): such endpoints get the same request once more without it.
+ * @internal exported for tests
+ */
+export function rejectsStreaming(err: unknown): boolean {
+  const details = llmFailureDetails(err);
+  return (details?.status === 400 || details?.status === 422) && STREAMING_REJECTED.test(details.message);
 }
 
 const RESPONSE_FORMAT_REJECTED = /response[_ ]format|json[_ ]schema|structured output/i;

@@ -96,6 +96,7 @@ export function makeCallModel(clientFor: (input: ModelCallInput) => OpenAI) {
         continue;
       }
       usage = addUsage(usage, response.usage);
+      warnings.push(...(response.warnings ?? []));
       llmCalls += 1;
       const reply = response.completion.choices[0]!;
       const called = (reply.message.tool_calls ?? []).some((c) => c.type === 'function');

@@ -35,6 +35,15 @@ export const ACTIVITY_TEXTS = {
     notJson: (status: number, contentType: string, start: string) =>
       `the endpoint answered HTTP ${status} with a body that is not valid JSON (${contentType})${start ? `: ${start}` : ''}`,
     bodyCutOff: (error: string) => `the response body was cut off: ${error}`,
+    streamCutOff: 'the response stream ended before the reply was complete (no [DONE] and no finish_reason)',
+    eventNotJson: (start: string) => `the endpoint streamed an event that is not valid JSON: ${start}`,
+    /** The endpoint refused `stream: true`; the worker asked again without it and will not stream to it again. */
+    noStreaming: (kind: LlmKind, agent: string, url: string) =>
+      `${kind} ${agent}: the endpoint ${url} rejected stream: true; asked again without streaming, and this worker will not stream to it again (no live output from it)`,
+    /** A stream ended without its usage chunk: the call's tokens are estimated from its characters. */
+    usageEstimated: (kind: LlmKind, agent: string, url: string) =>
+      `${kind} ${agent}: the endpoint ${url} streamed its reply without usage (stream_options.include_usage ignored); ` +
+      'token counts of its streamed calls are estimated from their characters (TROUPE_STREAM=off on the worker gives the counts it reports)',
     localDetail: (error: string) =>
       `the request could not be built or sent because of an error on the worker's side (not retried): ${error}`,
     local: (kind: LlmKind, agent: string, error: string) => `${kind} ${agent}: ${ACTIVITY_TEXTS.llm.localDetail(error)}`,

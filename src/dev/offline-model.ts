@@ -4,7 +4,8 @@
  * key. The replies themselves come from `offline-replies.ts`; its tool calls from `offline-tools.ts`
  * (worker tools) and `offline-handoffs.ts` (`transfer_to_<target>`); a selector team's choices
  * from `offline-selector.ts`. The `x-troupe-kind` header tells agent, judge, compaction and
- * selector requests apart.
+ * selector requests apart. A request with `stream: true` gets the same reply as server-sent chunks
+ * (`stream-chunks.ts`), paced by `chunkDelayMs`, so `troupe dev` shows agents writing.
  */
 import * as http from 'node:http';
 import { once } from 'node:events';
@@ -13,6 +14,7 @@ import { decodeHeaderValue, TROUPE_HEADERS } from '../core/llm/contract';
 import { isTransferTool, offlineTransfer, type OfflineTransfer } from './offline-handoffs';
 import { agentNameOf, agentPromptOf, OFFLINE_TEXTS, offlineReply, topicOf, type OfflineKind, type OfflineRequest } from './offline-replies';
 import { offlineToolAnswer, offlineToolCalls, type OfflineToolRequest } from './offline-tools';
+import { completionChunks, sseEvent, wantsStream, wantsUsage, type CompletionShape } from './stream-chunks';
 
 /**
  * A running offline model; `url` is the base URL for `OPENAI_BASE_URL` (ends in `/v1`).
@@ -30,7 +32,12 @@ interface OfflineModelOptions {
   port?: number;
   /** Default `127.0.0.1`; the model never listens beyond localhost unless asked. */
   host?: string;
+  /** Wait between the chunks of a streamed reply (default 0: as fast as the socket takes them). */
+  chunkDelayMs?: number;
 }
+
+/** How the offline model splits a streamed reply. */
+const OFFLINE_STREAM = { chunkChars: 12 } as const;
 
 const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
 
@@ -102,12 +109,12 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
       const content = worked ? null : (transfer?.text ?? (toolRequest && offlineToolAnswer(toolRequest)) ?? offlineReply(request));
       const toolCalls = calls?.map((c, i) => ({
         id: `call_offline_${n}_${i}`,
-        type: 'function',
+        type: 'function' as const,
         function: { name: c.name, arguments: JSON.stringify(c.arguments) },
       }));
       const promptChars = messages.reduce((sum: number, m: { content: string }) => sum + m.content.length, 0);
       const usage = { prompt_tokens: tokens(promptChars), completion_tokens: tokens((content ?? JSON.stringify(toolCalls)).length) };
-      send(200, {
+      const completion: CompletionShape = {
         id: `chatcmpl-offline-${n}`,
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
@@ -122,7 +129,11 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
           },
         ],
         usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-      });
+      };
+      if (!wantsStream(body)) return send(200, completion);
+      const events = completionChunks(completion, { chunkChars: OFFLINE_STREAM.chunkChars, includeUsage: wantsUsage(body) });
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `offline_${n}` });
+      void streamChunks(res, events, opts.chunkDelayMs ?? 0);
     });
   });
   server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
@@ -137,6 +148,16 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Writes the chunks and `[DONE]`, waiting `delayMs` between chunks; stops when the client goes away. */
+async function streamChunks(res: http.ServerResponse, chunks: Array<Record<string, unknown>>, delayMs: number): Promise<void> {
+  for (const [i, chunk] of chunks.entries()) {
+    if (delayMs > 0 && i > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (res.destroyed) return;
+    res.write(sseEvent(chunk));
+  }
+  if (!res.destroyed) res.end(sseEvent('[DONE]'));
 }
 
 function apiError(message: string) {

@@ -5,7 +5,6 @@ import type { TokenCounts } from '../core/conditions/view';
 /** A chat-completions request body, as its `chat` span reads it. */
 export interface ModelBody {
   model: string;
-  stream?: boolean | null;
   max_tokens?: number | null;
   temperature?: number | null;
   /** Read only when content is captured. */

@@ -188,7 +188,7 @@ export class SideTracing {
   }
 
   /** Runs `send` (of `body` to `baseUrl`, for the call `scope`) in a `chat <model>` span, a child of the activity's span. */
-  async modelCall<R extends ModelResponse>(scope: { kind: string; agent: string }, baseUrl: string, body: ModelBody, send: () => Promise<R>): Promise<R> {
+  async modelCall<R extends ModelResponse>(scope: { kind: string; agent: string }, baseUrl: string, body: ModelBody, streamed: boolean, send: () => Promise<R>): Promise<R> {
     const span = this.tracer.startSpan(spanName(OPERATION.chat, body.model), {
       kind: SpanKind.CLIENT,
       attributes: defined({
@@ -197,7 +197,7 @@ export class SideTracing {
         [ATTR.requestModel]: body.model,
         [ATTR.requestMaxTokens]: body.max_tokens ?? undefined,
         [ATTR.requestTemperature]: body.temperature ?? undefined,
-        [ATTR.requestStream]: body.stream ? true : undefined,
+        [ATTR.requestStream]: streamed || undefined,
         [ATTR.callKind]: scope.kind,
         [ATTR.agent]: scope.agent,
         ...serverAttributes(baseUrl),

@@ -61,12 +61,18 @@ export function openRunSpan(graph: string): RunSpan {
 }
 
 /**
- * A model request (`send`, of `body` to the endpoint at `baseUrl` for the call `scope`) in its
- * `chat` span when the worker traces.
+ * A model request (`send`, of `body` to the endpoint at `baseUrl` for the call `scope`, `streamed`
+ * or not) in its `chat` span when the worker traces.
  */
-export function observeModelCall<R extends ModelResponse>(scope: { kind: string; agent: string }, baseUrl: string, body: ModelBody, send: () => Promise<R>): Promise<R> {
+export function observeModelCall<R extends ModelResponse>(
+  scope: { kind: string; agent: string },
+  baseUrl: string,
+  body: ModelBody,
+  streamed: boolean,
+  send: () => Promise<R>,
+): Promise<R> {
   const side = sides.get('worker');
-  return side ? side.modelCall(scope, baseUrl, body, send) : send();
+  return side ? side.modelCall(scope, baseUrl, body, streamed, send) : send();
 }
 
 /** A tool call (`call`) in its `execute_tool` span when the worker traces. */

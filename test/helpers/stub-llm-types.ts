@@ -15,6 +15,27 @@ export interface StubToolCall {
   id?: string;
 }
 
+/**
+ * How the stub answers a request with `stream: true` (server-sent chunks of the reply it would send
+ * in one piece; the usage chunk when `stream_options.include_usage` asks for it).
+ */
+export interface StubStreamOptions {
+  /** Answer `stream: true` with HTTP 400 naming `stream`, as an endpoint without streaming does. */
+  refuse?: boolean;
+  /** Characters of content, refusal or arguments per chunk (default 16). */
+  chunkChars?: number;
+  /** Wait before each chunk after the first; a client abort during the wait is recorded. */
+  chunkDelayMs?: number;
+  /** Send several tool calls' fragments interleaved (0, 1, 0, 1, ...) instead of one call after another. */
+  interleaveToolCalls?: boolean;
+  /** Send the usage chunk when it is asked for (default true). */
+  usage?: boolean;
+  /** After this many chunks, hold the stream open (no `[DONE]`) until the client aborts or the stub closes. */
+  hangAfterChunks?: number;
+  /** After this many chunks, reset the connection: a stream cut off. */
+  cutAfterChunks?: number;
+}
+
 /** One scripted reply. An empty step `{}` gives the default reply for the request. */
 export interface StubStep {
   text?: string | ((req: StubRequest) => string);
@@ -51,6 +72,8 @@ export interface StubStep {
    * the body, then reset the connection: a response cut off mid-body.
    */
   resetMidBody?: number;
+  /** Streaming options of this reply, over the stub's own ({@link StubLlmOptions.stream}). */
+  stream?: StubStreamOptions;
 }
 
 /** A dynamic reply: return a step, or undefined to fall through to the next responder / default. */
@@ -93,6 +116,12 @@ export interface StubRequest {
   respondedAt?: number;
   /** Ids (`n`) of the requests in flight when this one started, itself included. */
   inFlightAtStart: number[];
+  /** Whether the reply went out as server-sent events. */
+  streamed: boolean;
+  /** Chunks of the streamed reply written so far. */
+  chunks: number;
+  /** Epoch ms at which the first chunk with content was written. */
+  firstTextAt?: number;
 }
 
 /** Filter for hits/requests: a script key (see file doc) or a predicate. */
@@ -103,6 +132,8 @@ export interface StubLlmOptions {
   port?: number;
   /** Default model name in responses when the request names none. */
   model?: string;
+  /** How streamed requests are answered (default: streamed, 16 characters a chunk, no delay). */
+  stream?: StubStreamOptions;
 }
 
 /** The running stub. */
@@ -114,6 +145,8 @@ export interface StubLlm {
   readonly requests: StubRequest[];
   /** Replaces the script of `key`; steps are consumed in order and the last one repeats. */
   script(key: string, steps: Array<StubStep | StubResponder>): void;
+  /** Replaces the stub's streaming options (steps may still override them). */
+  setStream(opts: StubStreamOptions): void;
   /** Adds a dynamic responder, consulted after the scripts and before the default reply. */
   respond(fn: StubResponder): void;
   requestsFor(filter?: StubFilter): StubRequest[];

@@ -10,6 +10,7 @@ import * as http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { decodeHeaderValue, TROUPE_HEADERS } from '../../src/core/llm/contract';
+import { completionChunks, sseEvent, wantsStream, wantsUsage, type CompletionShape } from '../../src/dev/stream-chunks';
 
 export type {
   StubKind,
@@ -20,8 +21,9 @@ export type {
   StubFilter,
   StubLlmOptions,
   StubLlm,
+  StubStreamOptions,
 } from './stub-llm-types';
-import type { StubKind, StubLlm, StubLlmOptions, StubFilter, StubRequest, StubResponder, StubStep } from './stub-llm-types';
+import type { StubKind, StubLlm, StubLlmOptions, StubFilter, StubRequest, StubResponder, StubStep, StubStreamOptions } from './stub-llm-types';
 
 /** Default reply texts, kept together so tests can pin them. */
 export const STUB_DEFAULTS = {
@@ -82,6 +84,7 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
   const open = new Set<StubRequest>();
   const closers = new Set<() => void>();
   let seq = 0;
+  let streaming: StubStreamOptions = opts.stream ?? {};
 
   const pickStep = async (req: StubRequest): Promise<StubStep> => {
     for (const key of [`${req.kind}:${req.agent}`, `${req.kind}:*`]) {
@@ -191,6 +194,8 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
       startedAt: Date.now(),
       aborted: false,
       inFlightAtStart: [],
+      streamed: false,
+      chunks: 0,
     };
     open.add(rec);
     rec.inFlightAtStart = [...open].map((r) => r.n);
@@ -233,6 +238,10 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
     rec.tools = Array.isArray(body.tools) ? body.tools : undefined;
 
     const step = await pickStep(rec);
+    const stream = { ...streaming, ...(step.stream ?? {}) };
+    if (stream.refuse && wantsStream(body)) {
+      return send(res, rec, 400, openAiError('stream is not supported by this endpoint', 'invalid_request_error', null, 'stream'));
+    }
     // a reset the stub makes is not a client abort
     if (step.resetMidBody !== undefined) dropped = true;
     if (step.dropConnection) {
@@ -275,28 +284,62 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
       prompt_tokens: estimateTokens(rec.prompt.length),
       completion_tokens: estimateTokens((content ?? '').length + JSON.stringify(toolCalls ?? '').length),
     };
-    send(
-      res,
-      rec,
-      status,
-      {
-        id: `chatcmpl-${n}`,
-        object: 'chat.completion',
-        created: Math.floor(rec.startedAt / 1000),
-        model: step.model ?? rec.model ?? opts.model ?? STUB_DEFAULTS.model,
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content, refusal: null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
-            finish_reason: step.finishReason ?? (toolCalls ? 'tool_calls' : 'stop'),
-            logprobs: null,
-          },
-        ],
-        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-      },
-      extra,
-      { resetMidBody: step.resetMidBody },
-    );
+    const completion: CompletionShape = {
+      id: `chatcmpl-${n}`,
+      object: 'chat.completion',
+      created: Math.floor(rec.startedAt / 1000),
+      model: step.model ?? rec.model ?? opts.model ?? STUB_DEFAULTS.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content, refusal: null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+          finish_reason: step.finishReason ?? (toolCalls ? 'tool_calls' : 'stop'),
+          logprobs: null,
+        },
+      ],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    };
+    if (!wantsStream(body)) return send(res, rec, status, completion, extra, { resetMidBody: step.resetMidBody });
+    await sendStream(res, rec, completion, stream, wantsUsage(body), extra, () => (dropped = true));
+  };
+
+  /** Sends `completion` as server-sent chunks, with the pacing, hang or cut of `stream`. */
+  const sendStream = async (
+    res: http.ServerResponse,
+    rec: StubRequest,
+    completion: CompletionShape,
+    stream: StubStreamOptions,
+    includeUsage: boolean,
+    extra: Record<string, string>,
+    drop: () => void,
+  ) => {
+    const chunks = completionChunks(completion, {
+      chunkChars: stream.chunkChars,
+      interleaveToolCalls: stream.interleaveToolCalls,
+      includeUsage: includeUsage && stream.usage !== false,
+    });
+    rec.status = 200;
+    rec.responseBody = completion;
+    rec.respondedAt = Date.now();
+    rec.streamed = true;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': rec.id, ...extra });
+    res.flushHeaders();
+    for (const chunk of chunks) {
+      if (rec.chunks === stream.hangAfterChunks) return wait(res, undefined);
+      if (rec.chunks === stream.cutAfterChunks) {
+        drop();
+        res.socket?.resetAndDestroy();
+        return;
+      }
+      if (stream.chunkDelayMs && rec.chunks > 0) await wait(res, stream.chunkDelayMs);
+      if (res.destroyed) return;
+      res.write(sseEvent(chunk));
+      rec.chunks += 1;
+      const delta = (chunk.choices as Array<{ delta?: { content?: string } }>)[0]?.delta;
+      if (rec.firstTextAt === undefined && delta?.content) rec.firstTextAt = Date.now();
+    }
+    if (stream.hangAfterChunks !== undefined && rec.chunks <= stream.hangAfterChunks) return wait(res, undefined);
+    res.end(sseEvent('[DONE]'));
   };
 
   const server = http.createServer((req, res) => {
@@ -319,6 +362,9 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
     script(key, steps) {
       parseStubKey(key);
       scripts.set(key.includes(':') ? key : `agent:${key}`, { steps, next: 0 });
+    },
+    setStream(o) {
+      streaming = o;
     },
     respond(fn) {
       responders.push(fn);
@@ -369,8 +415,8 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
 }
 
 /** The error body shape of the OpenAI API. */
-export function openAiError(message: string, type: string, code?: string | null) {
-  return { error: { message, type, param: null, code: code ?? null } };
+export function openAiError(message: string, type: string, code?: string | null, param?: string | null) {
+  return { error: { message, type, param: param ?? null, code: code ?? null } };
 }
 
 /**

@@ -47,6 +47,9 @@ describe('callAgent', () => {
         { role: 'system', content: 'You write.' },
         { role: 'user', content: 'Write a haiku.' },
       ],
+      // streamed unless the worker turns it off; this endpoint answers in one piece, read as before
+      stream: true,
+      stream_options: { include_usage: true },
     });
     expect(result).toEqual({
       text: 'An old pond',

@@ -32,7 +32,7 @@ describe('tracing off', () => {
 
   test('model and tool calls, the run root and a dispatch call straight through: the same promise comes back', () => {
     const p = Promise.resolve({ completion: { id: 'c', model: 'm', choices: [] }, usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } });
-    expect(observeModelCall({ kind: 'agent', agent: 'a' }, 'http://x/v1', { model: 'm' }, () => p)).toBe(p);
+    expect(observeModelCall({ kind: 'agent', agent: 'a' }, 'http://x/v1', { model: 'm' }, true, () => p)).toBe(p);
     const t = Promise.resolve({ kind: 'ok' as const, text: 'done' });
     expect(observeToolCall({ workflowId: 'w', agent: 'a', tool: 't', argumentsJson: '{}', toolCallId: 'c', timeoutMs: 1 }, () => t)).toBe(t);
     const root = openRunSpan('g');
