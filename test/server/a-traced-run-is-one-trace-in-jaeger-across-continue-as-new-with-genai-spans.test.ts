@@ -94,8 +94,11 @@ describe('a traced run in Jaeger', () => {
   });
 
   test('client, workflow runs and activities form one trace with troupe GenAI spans that add up to the result', async () => {
-    // the writer calls `shout` once per dispatch, then writes; the critic repeats the worker's key
+    // the writer calls `shout` once per dispatch, then writes; the critic's first request fails
+    // once (503, retried by Temporal), then it repeats the worker's key
+    let criticRequests = 0;
     stub.respond((req) => {
+      if (req.agent === 'critic' && ++criticRequests === 1) return { status: 503, errorMessage: 'overloaded' };
       if (req.agent === 'critic') return { text: `critique; the key is ${SECRET}`, usage: { prompt_tokens: 11, completion_tokens: 5 } };
       const last = req.messages[req.messages.length - 1];
       if (last?.role === 'tool') return { text: 'draft after shouting', usage: { prompt_tokens: 23, completion_tokens: 7 } };
@@ -166,10 +169,13 @@ describe('a traced run in Jaeger', () => {
     }
     const dispatchOf = (s: JaegerSpan) => dispatches.find((d) => isBeneath(trace, s, d));
 
-    // each model request a `chat` span beneath its own agent's invoke_agent
-    const chats = named('chat ');
+    // each model request a `chat` span beneath its own agent's invoke_agent, the failed one too
+    const allChats = named('chat ');
+    expect(allChats).toHaveLength(stub.requests.length);
+    const failed = allChats.filter((c) => tag(c, 'error.type') !== undefined);
+    expect(failed.map((c) => [tag(c, 'error.type'), tag(c, 'otel.status_code'), tag(c, 'troupe.agent')])).toEqual([['503', 'ERROR', 'critic']]);
+    const chats = allChats.filter((c) => !failed.includes(c));
     expect(chats).toHaveLength(result.usage.llmRequests);
-    expect(chats).toHaveLength(stub.requests.length);
     for (const c of chats) {
       const d = dispatchOf(c);
       expect(d).toBeDefined();
@@ -178,6 +184,7 @@ describe('a traced run in Jaeger', () => {
       expect(tag(c, 'gen_ai.operation.name')).toBe('chat');
       expect(tag(c, 'server.address')).toBe('127.0.0.1');
       expect(tag(c, 'server.port')).toBe(stub.port);
+      expect(tag(c, 'gen_ai.request.stream')).toBe(true); // the stub streams, as most endpoints do
       expect(tag(c, 'gen_ai.response.finish_reasons')).toBeDefined();
     }
     // the writer's tool-loop calls are separate activities: still beneath the writer's dispatch
