@@ -34,6 +34,9 @@ import { SERVER_TOOLS } from '../helpers/tools';
 /** The worker's API key: the critic's model repeats it, and no span may carry it. */
 const SECRET = 'sk-trace-test-0123456789abcdef';
 
+/** How long the set-up may wait for Jaeger's first build. */
+const JAEGER_BUILD_MS = 15 * 60_000;
+
 const OTEL_VARIABLES = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_BSP_SCHEDULE_DELAY', 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT'] as const;
 
 const ROLE = `
@@ -78,7 +81,8 @@ describe('a traced run in Jaeger', () => {
     tools = await openTools(path.join(dir, 'tools.yaml'));
     // the bundle a tracing worker makes (its tracing workflow interceptors in), kept for the replays
     traced = await bundleWorkflows(undefined, undefined, true);
-  });
+    // a first Jaeger build (scripts/get-jaeger.sh, CI's background step) may still be running: minutes
+  }, JAEGER_BUILD_MS);
 
   afterAll(async () => {
     if (worker?.getState() === 'RUNNING') worker.shutdown();
