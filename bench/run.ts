@@ -20,6 +20,7 @@ import { runB6 } from './b6-memory';
 import { runB7 } from './b7-tool-calls';
 import { runB8 } from './b8-follow';
 import { runB9 } from './b9-nested-team';
+import { runB10 } from './b10-tracing';
 import { environment, load } from './lib/env';
 import { reviewLoopYaml, BENCH_TASK } from './lib/loops';
 import { tcpPingPong, trivialRpc } from './lib/calibrate';
@@ -41,6 +42,7 @@ export const BENCHMARKS: Record<string, (ctx: BenchContext) => Promise<BenchRepo
   B7: runB7,
   B8: runB8,
   B9: runB9,
+  B10: runB10,
 };
 
 /** Iterations of the run whose requests the baselines and the floor workflow replay (cycled). */

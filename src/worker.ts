@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode, NativeConnection, Worker, type BundleOptions, type WorkerPlugin, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type BundleOptions, type WorkerPlugin, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities, type LlmEndpointOptions } from './activities';
 import { environmentSecrets, redactingLogger, Redactor } from './activities/redact';
 import { PAYLOAD_CONVERTER_PATH, troupeDataConverter } from './codec/data-converter';
@@ -16,7 +16,7 @@ import { formatIssue } from './core/config/issues';
 import { workerConnectionOptions, withDiagnosis } from './connection';
 import { resolveSettings, type SettingsOptions } from './settings';
 import { tracingSettings } from './telemetry/tracing-env';
-import { tracingWorkflowModules, workerTracingPlugins } from './telemetry/tracing';
+import { tracesWorkflows, tracingWorkflowModules, workerTracingPlugins } from './telemetry/tracing';
 import { loadToolsFile, openToolRegistry, stderrLogger, type ToolRegistry, type ToolsLogger } from './tools';
 
 /**
@@ -105,6 +105,8 @@ export const WORKER_TEXTS = {
   halfBuild: (missing: string) =>
     `a worker build needs a deployment name and a build id; the ${missing} is missing (--deployment-name/${DEPLOYMENT_ENV.deploymentName}, --build-id/${DEPLOYMENT_ENV.buildId})`,
   badGrace: (value: string) => `${WORKER_SHUTDOWN.graceEnv} must be a whole number of milliseconds (0 or more), not "${value}"`,
+  untracedBundle:
+    'this worker traces (OTEL_* variables) but its prebuilt workflow bundle has no tracing interceptors: its activities are traced, its workflows are not (bundle with bundleWorkflows(plugins, converter, true); docs/observability.md, "Traces")',
 } as const;
 
 /** The shutdown grace of `TROUPE_SHUTDOWN_GRACE_MS` (default 30 s); throws when it is not a number of ms. */
@@ -241,6 +243,7 @@ export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
   // the activities' redactor redacts the worker's spans too; no plugin at all when it does not trace
   const redactor = new Redactor();
   const tracing = workerTracingPlugins(redactor);
+  if (tracing.length > 0 && workflowBundle && !tracesWorkflows(workflowBundle)) Runtime.instance().logger.warn(WORKER_TEXTS.untracedBundle);
   return Worker.create({
     connection: connection ?? (await withDiagnosis(settings, () => NativeConnection.connect(workerConnectionOptions(settings)))),
     namespace: settings.namespace,

@@ -15,7 +15,8 @@ import { envDetectorSync, Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ApplicationFailure, CancelledFailure, defaultPayloadConverter } from '@temporalio/common';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
-import type { ActivityInboundCallsInterceptor, WorkerPlugin } from '@temporalio/worker';
+import type { ActivityInboundCallsInterceptor, InjectedSinkFunction, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
+import type { WorkflowInfo } from '@temporalio/workflow';
 import { environmentSecrets, Redactor } from '../activities/redact';
 import { computeCostUsd } from '../core/budgets/ledger';
 import type { ToolCallInput, ToolCallOutcome } from '../core/llm/tool-contract';
@@ -128,6 +129,30 @@ class PriceInterceptor implements ActivityInboundCallsInterceptor {
   };
 }
 
+/** What a workflow's spans carry of its run: enough to find the run, nothing of its data. */
+const WORKFLOW_ATTRIBUTES = ['workflowId', 'runId', 'workflowType', 'taskQueue', 'namespace', 'attempt'] as const;
+
+/**
+ * The `exporter` sink of Temporal's plugin (`makeWorkflowExporter`) copies the whole WorkflowInfo
+ * into the attributes of every span a workflow makes: some 35 of them, about 3 KB a span, the memo
+ * and the search attributes among them. It gets {@link WORKFLOW_ATTRIBUTES} of it instead; the
+ * plugin's exporter does the rest as before.
+ */
+function slimWorkflowExporter(sinks: WorkerOptions['sinks']): WorkerOptions['sinks'] {
+  const exporter = (sinks as { exporter?: { export?: InjectedSinkFunction<(spans: unknown[]) => void> } } | undefined)?.exporter;
+  const original = exporter?.export;
+  if (!original) return {};
+  return {
+    exporter: {
+      ...exporter,
+      export: {
+        ...original,
+        fn: (info: WorkflowInfo, spans: unknown[]) => original.fn(Object.fromEntries(WORKFLOW_ATTRIBUTES.map((k) => [k, info[k]])) as unknown as WorkflowInfo, spans),
+      },
+    },
+  };
+}
+
 /** One side's tracing: its provider, its Temporal plugin and troupe's spans. */
 export class SideTracing {
   readonly tracer: Tracer;
@@ -165,6 +190,7 @@ export class SideTracing {
       configureWorker: (options) => ({
         ...options,
         interceptors: { ...options.interceptors, activity: [...(options.interceptors?.activity ?? []), () => ({ inbound: new PriceInterceptor() })] },
+        sinks: { ...options.sinks, ...slimWorkflowExporter(options.sinks) },
       }),
       runWorker: async (worker, next) => {
         try {

@@ -8,6 +8,7 @@
 import type { Redactor } from '../activities/redact';
 import type { ToolCallInput, ToolCallOutcome } from '../core/llm/tool-contract';
 import type { SideTracing } from './tracing-sdk';
+import { PRICE_HEADER } from './genai';
 import { tracingSettings, type TracingRole } from './tracing-env';
 import type { ModelBody, ModelResponse, RunSpan } from './span-types';
 
@@ -39,6 +40,11 @@ export function tracingOf(role: TracingRole, env: NodeJS.ProcessEnv = process.en
  */
 export function tracingWorkflowModules(): string[] {
   return [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'), require.resolve('./workflow-interceptors')];
+}
+
+/** Whether a workflow bundle has the tracing workflow interceptors in (the price header's name is only in theirs). */
+export function tracesWorkflows(bundle: { code: string }): boolean {
+  return bundle.code.includes(PRICE_HEADER);
 }
 
 /** The worker's plugins for tracing (none when it does not trace); spans are redacted with `redactor` too. */

@@ -158,6 +158,9 @@ describe('a traced run in Jaeger', () => {
       expect(tag(s, 'troupe.run.graph')).toBe('traced-review');
     }
     expect(named('ContinueAsNew:troupeRun')).toHaveLength(runIds.length - 1);
+    // a workflow's spans name their run, and carry nothing else of its info (memo, search attributes)
+    for (const s of [...runSpans, ...named('StartActivity:')]) expect(tag(s, 'workflowId')).toBe(workflowId);
+    expect(spans.filter((s) => s.tags.some((t) => ['memo', 'searchAttributes', 'lastResult', 'historySize'].includes(t.key)))).toEqual([]);
     const ended = runSpans.filter((s) => tag(s, 'troupe.run.status') !== undefined);
     expect(ended.map((s) => [tag(s, 'troupe.run.status'), tag(s, 'troupe.run.reason')])).toEqual([['exhausted', 'max_iterations']]);
 
