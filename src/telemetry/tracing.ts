@@ -35,11 +35,11 @@ export function tracingOf(role: TracingRole, env: NodeJS.ProcessEnv = process.en
 }
 
 /**
- * The workflow interceptor modules a tracing worker bundles: Temporal's (its spans in the sandbox) and
- * troupe's (`invoke_agent` spans, the run's status, the price header).
+ * The workflow interceptor module a tracing worker bundles (`workflow-interceptors.ts`: Temporal's
+ * spans in the sandbox, without the promises of that package's own module, and troupe's).
  */
 export function tracingWorkflowModules(): string[] {
-  return [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'), require.resolve('./workflow-interceptors')];
+  return [require.resolve('./workflow-interceptors')];
 }
 
 /** Whether a workflow bundle has the tracing workflow interceptors in (the price header's name is only in theirs). */

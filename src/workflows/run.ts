@@ -40,7 +40,7 @@ import { awaitDecision } from './human-gate';
 import { installHandlers } from './messages';
 import { publish, publishEnd, running, searchAttributesSet, showDetails } from './observe';
 import { localActivities } from './proxies';
-import { runSpanEnded, workflowSpanHooks } from './spans';
+import { dispatchSucceeded, openDispatchSpan, runSpanEnded, within } from './spans';
 import { runToolLoop } from './tool-loop';
 import { dispatchWave, judge, selectSpeaker, WaveTimers } from './waves';
 
@@ -137,9 +137,8 @@ async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract
         break;
       case 'dispatch': {
         timers = command.timed ? WaveTimers.start(run) : undefined;
-        // a team agent's child workflow goes the general way: the fast path is for one model call;
-        // so does every dispatch when the worker traces, for its span (`spans.ts`)
-        if (timers || command.items.length > 1 || run.graph.agents[command.items[0].agent].team || workflowSpanHooks()) {
+        // a team agent's child workflow goes the general way: the fast path is for one model call
+        if (timers || command.items.length > 1 || run.graph.agents[command.items[0].agent].team) {
           const wave = timers;
           event = wave ? await wave.run(run, () => dispatchWave(run, command.items, command.options)) : await dispatchWave(run, command.items, command.options);
           if (wave?.timedOut) event = { ...event, timedOut: wave.timedOut };
@@ -150,19 +149,21 @@ async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract
         const [notes] = openWave(run, command.items, command.options);
         const outcomes: AgentOutcome[] = [];
         let failure: RunEnd | undefined;
+        // the dispatch's `invoke_agent` span when the worker traces (`spans.ts`; nothing otherwise)
+        const span = openDispatchSpan(run, item);
         try {
           // messages without a promise unless older context must be compacted first
-          const prepared = messagesWithoutCompaction(run, item, notes) ?? (await prepareMessages(run, item, notes));
+          const prepared = messagesWithoutCompaction(run, item, notes) ?? (await within(span, () => prepareMessages(run, item, notes)));
           if (!prepared.ok) failure = prepared.end;
           else {
             const { label, tools, input, callAgent } = agentCall(run, item, prepared.messages, command.options);
-            if (tools) outcomes.push({ item, result: await runToolLoop(run, item, prepared.messages, tools, label, command.options.responseSchema) });
+            if (tools) outcomes.push({ item, result: await within(span, () => runToolLoop(run, item, prepared.messages, tools, label, command.options.responseSchema)) });
             else {
               const done = running(run, { kind: 'agent', agent: item.agent, label });
               try {
                 for (let lost = 1; ; lost++) {
                   try {
-                    outcomes.push({ item, result: await callAgent.executeWithOptions({ summary: summary(label) }, [input]) });
+                    outcomes.push({ item, result: await within(span, () => callAgent.executeWithOptions({ summary: summary(label) }, [input])) });
                     break;
                   } catch (err) {
                     if (!dispatchAgain(run, label, err, lost)) throw err;
@@ -178,6 +179,7 @@ async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract
         } catch (err) {
           failure = failedCall(run, item.agent, err);
         } finally {
+          span?.end(outcomes[0] ? dispatchSucceeded(outcomes[0].result) : { ok: false, error: failure?.reason ?? 'cancelled' });
           run.inFlight = [];
         }
         event = { kind: 'dispatched', outcomes, ...(failure ? { failure } : {}) };

@@ -5,10 +5,11 @@
  *
  * Workflow code names only this seam. The hooks are installed by troupe's tracing workflow
  * interceptor (`src/telemetry/workflow-interceptors.ts`), which is bundled only when the worker
- * traces. Without them every function here calls straight through: no span, no promise, no closure
- * of its own. With them a span is started and ended around the same promise, never awaited, so the
- * workflow's commands and their order are the same with tracing on or off; span ids and times come
- * from the workflow's own deterministic random and clock.
+ * traces. Without them there is no span and no promise of its own: `openDispatchSpan` returns
+ * undefined and `within` calls straight through. With them a span is started, made the active
+ * context while the dispatch's calls are scheduled, and ended in the dispatch's `finally`: no promise,
+ * no await, so the workflow's commands and their order are the same with tracing on or off; span ids
+ * and times come from the workflow's own deterministic random and clock.
  */
 import type { TokenCounts } from '../core/conditions/view';
 import type { AgentCallResult } from '../core/llm/contract';
@@ -38,10 +39,17 @@ export interface RunSpanEnd {
   reason: string;
 }
 
+/** A dispatch's open span: run the calls that belong to it `within` it, `end` it once, in a `finally`. */
+export interface DispatchSpan {
+  /** Runs `fn` with the span active (the activities it schedules are its children); returns `fn`'s own promise. */
+  within<T>(fn: () => Promise<T>): Promise<T>;
+  end(how: DispatchSpanEnd): void;
+}
+
 /** The hooks the tracing workflow interceptor installs. */
 export interface WorkflowSpanHooks {
-  /** Run `body` (which reports its end through `end`) inside a dispatch's span; returns `body`'s own promise. */
-  dispatch<T>(start: DispatchSpanStart, body: (end: (how: DispatchSpanEnd) => void) => Promise<T>): Promise<T>;
+  /** Starts a dispatch's span. */
+  dispatch(start: DispatchSpanStart): DispatchSpan;
   /** Sets the run's status and reason on the run's span (`RunWorkflow`). */
   runEnded(end: RunSpanEnd): void;
 }
@@ -59,26 +67,23 @@ export function workflowSpanHooks(): WorkflowSpanHooks | undefined {
   return (globalThis as Record<symbol, unknown>)[HOOKS] as WorkflowSpanHooks | undefined;
 }
 
-const NO_END = (): void => undefined;
-
-/**
- * Runs the dispatch of `item` (`body`, which reports how it ended) in its `invoke_agent` span when the
- * worker traces; otherwise returns `body(noEnd)` as it is.
- */
-export function inDispatchSpan<T>(run: Run, item: WaveItem, body: (end: (how: DispatchSpanEnd) => void) => Promise<T>): Promise<T> {
+/** The `invoke_agent` span of `item`'s dispatch when the worker traces; undefined (nothing at all) otherwise. */
+export function openDispatchSpan(run: Run, item: WaveItem): DispatchSpan | undefined {
   const hooks = workflowSpanHooks();
-  if (!hooks) return body(NO_END);
+  if (!hooks) return undefined;
   const agent = run.graph.agents[item.agent];
-  return hooks.dispatch(
-    {
-      agent: item.agent,
-      model: agent.model.name,
-      round: run.state.round.round,
-      ...(item.via ? { via: item.via.kind } : {}),
-      ...(agent.team ? { team: agent.team.file } : {}),
-    },
-    body,
-  );
+  return hooks.dispatch({
+    agent: item.agent,
+    model: agent.model.name,
+    round: run.state.round.round,
+    ...(item.via ? { via: item.via.kind } : {}),
+    ...(agent.team ? { team: agent.team.file } : {}),
+  });
+}
+
+/** `fn()` within `span` when there is one: the very promise `fn` returns either way. */
+export function within<T>(span: DispatchSpan | undefined, fn: () => Promise<T>): Promise<T> {
+  return span ? span.within(fn) : fn();
 }
 
 /** How a dispatch that produced `result` ended, for its span. */

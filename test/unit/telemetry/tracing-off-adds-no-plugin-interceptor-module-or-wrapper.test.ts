@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { Redactor } from '../../../src/activities/redact';
 import { clientTracingPlugins, observeModelCall, observeToolCall, openRunSpan, tracingWorkflowModules, workerTracingPlugins } from '../../../src/telemetry/tracing';
 import { workflowBundleOptions } from '../../../src/worker';
-import { inDispatchSpan, workflowSpanHooks } from '../../../src/workflows/spans';
+import { openDispatchSpan, within, workflowSpanHooks } from '../../../src/workflows/spans';
 import type { Run } from '../../../src/workflows/execution';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -20,14 +20,14 @@ describe('tracing off', () => {
     expect(clientTracingPlugins({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toEqual([]);
   });
 
-  test('no workflow interceptor module in the bundle; both of them when tracing', () => {
+  test('no workflow interceptor module in the bundle; troupe\'s tracing one when tracing', () => {
     const entry = require.resolve('../../../src/workflows');
     const off = workflowBundleOptions(entry, undefined, false);
     expect(off.workflowInterceptorModules).toBeUndefined();
     expect(Object.keys(off).sort()).toEqual(['logger', 'payloadConverterPath', 'preloadModules', 'webpackConfigHook', 'workflowsPath']);
     const on = workflowBundleOptions(entry, undefined, true);
     expect(on.workflowInterceptorModules).toEqual(tracingWorkflowModules());
-    expect(on.workflowInterceptorModules).toHaveLength(2);
+    expect(on.workflowInterceptorModules).toEqual([require.resolve('../../../src/telemetry/workflow-interceptors')]);
   });
 
   test('model and tool calls, the run root and a dispatch call straight through: the same promise comes back', () => {
@@ -39,8 +39,10 @@ describe('tracing off', () => {
     expect(root.within(() => p)).toBe(p);
     expect(root.untraced(() => p)).toBe(p);
     expect(workflowSpanHooks()).toBeUndefined();
+    const span = openDispatchSpan({} as Run, { agent: 'a', triggers: [] } as never);
+    expect(span).toBeUndefined();
     const d = Promise.resolve();
-    expect(inDispatchSpan({} as Run, { agent: 'a', triggers: [] } as never, () => d)).toBe(d);
+    expect(within(span, () => d)).toBe(d);
   });
 
   test('loading the worker, the client and the CLI loads no OpenTelemetry module', () => {

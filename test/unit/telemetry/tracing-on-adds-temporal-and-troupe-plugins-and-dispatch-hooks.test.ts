@@ -5,7 +5,7 @@
  */
 import { Redactor } from '../../../src/activities/redact';
 import { clientTracingPlugins, shutdownTracing, workerTracingPlugins } from '../../../src/telemetry/tracing';
-import { inDispatchSpan, installWorkflowSpanHooks, type WorkflowSpanHooks } from '../../../src/workflows/spans';
+import { installWorkflowSpanHooks, openDispatchSpan, within, type WorkflowSpanHooks } from '../../../src/workflows/spans';
 import type { Run } from '../../../src/workflows/execution';
 
 describe('tracing on', () => {
@@ -20,17 +20,26 @@ describe('tracing on', () => {
   test('a dispatch goes through the hooks the tracing workflow interceptor installs', async () => {
     const seen: string[] = [];
     const hooks: WorkflowSpanHooks = {
-      dispatch: (start, body) => {
-        seen.push(`${start.agent}/${start.model}/${start.round}`);
-        return body((how) => seen.push(how.ok ? 'ok' : how.error));
+      dispatch: (start) => {
+        seen.push(`open ${start.agent}/${start.model}/${start.round}`);
+        return {
+          within: (fn) => {
+            seen.push('within');
+            return fn();
+          },
+          end: (how) => void seen.push(how.ok ? 'ok' : how.error),
+        };
       },
       runEnded: () => undefined,
     };
     installWorkflowSpanHooks(hooks);
     try {
       const run = { graph: { agents: { a: { model: { name: 'm1' } } } }, state: { round: { round: 2 } } } as unknown as Run;
-      await inDispatchSpan(run, { agent: 'a', triggers: [] } as never, async (end) => end({ ok: false, error: 'call_failed' }));
-      expect(seen).toEqual(['a/m1/2', 'call_failed']);
+      const span = openDispatchSpan(run, { agent: 'a', triggers: [] } as never);
+      const p = Promise.resolve(7);
+      expect(within(span, () => p)).toBe(p);
+      span?.end({ ok: false, error: 'call_failed' });
+      expect(seen).toEqual(['open a/m1/2', 'within', 'call_failed']);
     } finally {
       delete (globalThis as Record<symbol, unknown>)[Symbol.for('troupe.workflowSpanHooks')];
     }
