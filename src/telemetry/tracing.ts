@@ -87,6 +87,11 @@ export function observeToolCall<R extends Exclude<ToolCallOutcome, { kind: 'fata
   return side ? side.toolCall(input, call) : call();
 }
 
+/** Sends every ended span now, and goes on tracing. */
+export async function flushTracing(): Promise<void> {
+  await Promise.all([...sides.values()].map((s) => s?.flush()));
+}
+
 /** Sends what is left and stops every side's provider (before the process exits). */
 export async function shutdownTracing(): Promise<void> {
   const started = [...sides.values()].filter((s): s is SideTracing => s !== null);

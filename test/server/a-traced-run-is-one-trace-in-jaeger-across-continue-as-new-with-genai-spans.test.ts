@@ -5,6 +5,7 @@
  * span over the start, every run's `RunWorkflow` beneath it, one `invoke_agent` per dispatch, each
  * `chat` and `execute_tool` beneath its dispatch's `invoke_agent`, tokens and cost that add up to the
  * RunResult's, the run's status and reason on the root, and no secret in any span, content capture on.
+ * A nested team's child run is in its parent's trace, beneath the team agent's `invoke_agent`.
  *
  * The run's histories replay on a worker that does not trace, and recorded histories of runs that
  * were not traced replay on one that does: tracing changes no command.
@@ -20,9 +21,10 @@ import * as path from 'node:path';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { Redactor } from '../../src/activities/redact';
 import { connectClient, followRun, startRun, type FollowEvent } from '../../src/client';
+import { loadRoleFile } from '../../src/config-file';
 import type { RunResult } from '../../src/core/ending/result';
 import type { DevServer } from '../../src/dev/temporal-server';
-import { openRunSpan, shutdownTracing, workerTracingPlugins } from '../../src/telemetry/tracing';
+import { flushTracing, openRunSpan, shutdownTracing, workerTracingPlugins } from '../../src/telemetry/tracing';
 import type { ToolRegistry } from '../../src/tools';
 import { bundleWorkflows, createWorker, openTools } from '../../src/worker';
 import { compileYaml } from '../helpers/compile';
@@ -65,6 +67,7 @@ describe('a traced run in Jaeger', () => {
   let worker: Worker;
   let running: Promise<void>;
   let traced: WorkflowBundleWithSourceMap;
+  const taskQueue = uniqueTaskQueue('traces');
   const histories: Array<{ workflowId: string; history: unknown }> = [];
   const saved: Record<string, string | undefined> = {};
 
@@ -108,7 +111,6 @@ describe('a traced run in Jaeger', () => {
       if (last?.role === 'tool') return { text: 'draft after shouting', usage: { prompt_tokens: 23, completion_tokens: 7 } };
       return { toolCalls: [{ name: 'shout', arguments: { text: 'title', times: 2 } }], usage: { prompt_tokens: 17, completion_tokens: 3 } };
     });
-    const taskQueue = uniqueTaskQueue('traces');
     worker = await createWorker({ address: server.address, namespace: server.namespace, taskQueue, env: false, tools, workflowBundle: traced, llm: { baseUrl: stub.url, apiKey: SECRET, env: {} } });
     running = worker.run();
     const conn = await connectClient({ address: server.address, namespace: server.namespace, taskQueue, env: false });
@@ -132,9 +134,7 @@ describe('a traced run in Jaeger', () => {
     const runIds = runIdsOf(events);
     expect(runIds.length).toBeGreaterThan(1); // it continued as new
 
-    worker.shutdown();
-    await running;
-    await shutdownTracing(); // both sides' providers send what they hold
+    await flushTracing(); // both sides' providers send what they hold
 
     const trace = await oneTraceOf(jaeger, workflowId, runIds.length);
     const spans = trace.spans;
@@ -224,6 +224,34 @@ describe('a traced run in Jaeger', () => {
     expect(criticReplies).toHaveLength(3);
     for (const text of criticReplies) expect(text).toContain('the key is [redacted]');
     expect(JSON.stringify(trace)).not.toContain(SECRET);
+  });
+
+  test("a nested team's child run is in its parent's trace, beneath the team agent's invoke_agent", async () => {
+    stub.reset();
+    fs.writeFileSync(path.join(dir, 'research-team.yaml'), 'name: research-team\nagents:\n  searcher: { instructions: "Search." }\n  summarizer: { instructions: "Summarize." }\ncollaboration:\n  topology: pipeline\n  agents: [searcher, summarizer]\n');
+    fs.writeFileSync(path.join(dir, 'report.yaml'), 'name: report\nagents:\n  research: { description: Researches the question, team: ./research-team.yaml }\n  writer: { instructions: "Write the report." }\ncollaboration:\n  topology: pipeline\n  agents: [research, writer]\n');
+    const loaded = loadRoleFile(path.join(dir, 'report.yaml'));
+    expect(loaded.errors).toEqual([]);
+    const conn = await connectClient({ address: server.address, namespace: server.namespace, taskQueue: taskQueue, env: false });
+    const workflowId = uniqueWorkflowId('traced-team');
+    const root = openRunSpan('report');
+    const handle = await root.within(() => startRun(conn.client, { role: loaded.graph!, task: 'a report', taskQueue: taskQueue, workflowId }));
+    const result = await root.untraced(() => handle.result());
+    root.end({ workflowId, status: result.status, reason: result.reason });
+    await conn.close();
+    expect(result.status).toBe('completed');
+    await flushTracing();
+
+    const trace = await oneTraceOf(jaeger, workflowId, 2);
+    const team = trace.spans.find((s) => s.operationName === 'invoke_agent research')!;
+    expect(tag(team, 'troupe.team')).toBe('./research-team.yaml');
+    const [child] = trace.spans.filter((s) => s.operationName === 'RunWorkflow:troupeRun' && tag(s, 'workflowId') === `${workflowId}/research-1`);
+    expect(child).toBeDefined();
+    expect(parentOf(trace, child)?.operationName).toBe('StartChildWorkflow:troupeRun');
+    expect(isBeneath(trace, child, team)).toBe(true);
+    const childDispatches = trace.spans.filter((s) => s.operationName.startsWith('invoke_agent ') && isBeneath(trace, s, child));
+    expect(childDispatches.map((s) => tag(s, 'gen_ai.agent.name')).sort()).toEqual(['searcher', 'summarizer']);
+    expect(trace.spans.filter((s) => s.operationName.startsWith('chat ') && isBeneath(trace, s, team))).toHaveLength(2);
   });
 
   test("the traced run's histories replay on a worker that does not trace; untraced ones on a worker that does", async () => {
