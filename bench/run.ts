@@ -23,6 +23,7 @@ import { runB9 } from './b9-nested-team';
 import { runB10 } from './b10-streamed-calls';
 import { runB11 } from './b11-live-text';
 import { runB12 } from './b12-metrics';
+import { runB13 } from './b13-tracing';
 import { environment, load } from './lib/env';
 import { reviewLoopYaml, BENCH_TASK } from './lib/loops';
 import { tcpPingPong, trivialRpc } from './lib/calibrate';
@@ -47,6 +48,7 @@ export const BENCHMARKS: Record<string, (ctx: BenchContext) => Promise<BenchRepo
   B10: runB10,
   B11: runB11,
   B12: runB12,
+  B13: runB13,
 };
 
 /** Iterations of the run whose requests the baselines and the floor workflow replay (cycled). */

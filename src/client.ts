@@ -25,6 +25,7 @@ import { staticDetails, staticSummary } from './core/observe/details';
 import { RUNNING_STATUS, SEARCH_ATTRIBUTES } from './core/observe/search';
 import { SEARCH_KEYS } from './workflows/observe';
 import { troupeDataConverter } from './codec/data-converter';
+import { clientTracingPlugins } from './telemetry/tracing';
 
 export type RunHandle = WorkflowHandle<typeof troupeRun>;
 
@@ -43,7 +44,9 @@ export async function connectClient(options: SettingsOptions = {}): Promise<{
   // read first: a malformed key must fail before a connection is opened
   const dataConverter = troupeDataConverter();
   const connection = await withDiagnosis(settings, () => Connection.connect({ ...clientConnectionOptions(settings), connectTimeout: '5s' }));
-  const client = new Client({ connection, namespace: settings.namespace, dataConverter });
+  // traced when the environment asks for it (docs/observability.md, "Traces"); no plugin otherwise
+  const plugins = clientTracingPlugins();
+  const client = new Client({ connection, namespace: settings.namespace, dataConverter, ...(plugins.length > 0 ? { plugins } : {}) });
   return { client, settings, close: () => connection.close() };
 }
 

@@ -8,13 +8,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode, NativeConnection, Worker, type BundleOptions, type WorkerPlugin, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type BundleOptions, type WorkerPlugin, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities, type LlmEndpointOptions } from './activities';
 import { environmentSecrets, redactingLogger, Redactor } from './activities/redact';
 import { PAYLOAD_CONVERTER_PATH, troupeDataConverter } from './codec/data-converter';
 import { formatIssue } from './core/config/issues';
 import { workerConnectionOptions, withDiagnosis } from './connection';
 import { resolveSettings, type SettingsOptions } from './settings';
+import { tracingSettings } from './telemetry/tracing-env';
+import { tracesWorkflows, tracingWorkflowModules, workerTracingPlugins } from './telemetry/tracing';
 import { loadToolsFile, openToolRegistry, stderrLogger, type ToolRegistry, type ToolsLogger } from './tools';
 
 /**
@@ -103,6 +105,8 @@ export const WORKER_TEXTS = {
   halfBuild: (missing: string) =>
     `a worker build needs a deployment name and a build id; the ${missing} is missing (--deployment-name/${DEPLOYMENT_ENV.deploymentName}, --build-id/${DEPLOYMENT_ENV.buildId})`,
   badGrace: (value: string) => `${WORKER_SHUTDOWN.graceEnv} must be a whole number of milliseconds (0 or more), not "${value}"`,
+  untracedBundle:
+    'this worker traces (OTEL_* variables) but its prebuilt workflow bundle has no tracing interceptors: its activities are traced, its workflows are not (bundle with bundleWorkflows(plugins, converter, true); docs/observability.md, "Traces")',
 } as const;
 
 /** The shutdown grace of `TROUPE_SHUTDOWN_GRACE_MS` (default 30 s); throws when it is not a number of ms. */
@@ -143,16 +147,31 @@ export function workflowEntry(plugins?: string): string {
 /**
  * Bundle the workflow code (with an optional plugin module). The data converter's payload and
  * failure converters go into the bundle, because they run inside the workflow sandbox; its codecs
- * do not, because they run in the worker's main thread.
+ * do not, because they run in the worker's main thread. A worker that traces (`tracing`, default:
+ * the environment says so) bundles the tracing workflow interceptors too; one that does not, none.
  */
-export async function bundleWorkflows(plugins?: string, dataConverter?: DataConverter): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({
-    ...bundleOptions(workflowEntry(plugins)),
+export async function bundleWorkflows(
+  plugins?: string,
+  dataConverter?: DataConverter,
+  tracing: boolean = tracingSettings('worker') !== undefined,
+): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode(workflowBundleOptions(workflowEntry(plugins), dataConverter, tracing));
+}
+
+/**
+ * What {@link bundleWorkflows} gives the bundler for the entry `workflowsPath`.
+ * @internal exported for tests
+ */
+export function workflowBundleOptions(workflowsPath: string, dataConverter: DataConverter | undefined, tracing: boolean): BundleOptions {
+  return {
+    ...bundleOptions(workflowsPath),
     logger: quietBundlerLogger,
+    // the tracing interceptors only in a tracing worker's bundle (docs/observability.md, "Traces")
+    ...(tracing ? { workflowInterceptorModules: tracingWorkflowModules() } : {}),
     // a data converter of the caller's own replaces troupe's payload converter in the sandbox too
     ...(dataConverter?.payloadConverterPath ? { payloadConverterPath: dataConverter.payloadConverterPath } : {}),
     ...(dataConverter?.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
-  });
+  };
 }
 
 type WebpackConfigHook = NonNullable<BundleOptions['webpackConfigHook']>;
@@ -221,22 +240,26 @@ export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
   const graceMs = shutdownGraceMs ?? shutdownGraceFromEnv();
   if (plugins) require(path.resolve(plugins));
   const tools = typeof toolsOption === 'string' ? await openTools(toolsOption) : toolsOption;
+  // the activities' redactor redacts the worker's spans too; no plugin at all when it does not trace
+  const redactor = new Redactor();
+  const tracing = workerTracingPlugins(redactor);
+  if (tracing.length > 0 && workflowBundle && !tracesWorkflows(workflowBundle)) Runtime.instance().logger.warn(WORKER_TEXTS.untracedBundle);
   return Worker.create({
     connection: connection ?? (await withDiagnosis(settings, () => NativeConnection.connect(workerConnectionOptions(settings)))),
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
     dataConverter,
-    workflowBundle: workflowBundle ?? (await bundleWorkflows(plugins, dataConverter)),
+    workflowBundle: workflowBundle ?? (await bundleWorkflows(plugins, dataConverter, tracing.length > 0)),
     shutdownGraceTime: graceMs,
     shutdownForceTime: graceMs + WORKER_SHUTDOWN.forceMarginMs,
-    activities: createActivities({ ...llm, ...(tools ? { tools } : {}) }),
+    activities: createActivities({ ...llm, ...(tools ? { tools } : {}), redactor }),
     maxConcurrentActivityTaskExecutions: maxConcurrentActivities ?? 100,
     maxHeartbeatThrottleInterval: '500ms',
     defaultHeartbeatThrottleInterval: '500ms',
     // a run is pinned to the build it started on (docs/versioning.md)
     ...(deployment ? { workerDeploymentOptions: { useWorkerVersioning: true, version: deployment, defaultVersioningBehavior: 'PINNED' as const } } : {}),
     // the tool servers live as long as the worker runs
-    plugins: tools && typeof toolsOption === 'string' ? [closeWhenDone(tools)] : [],
+    plugins: [...(tools && typeof toolsOption === 'string' ? [closeWhenDone(tools)] : []), ...tracing],
   });
 }
 

@@ -17,10 +17,10 @@ export interface Child<Ready> {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Forks `file` (a TypeScript module) with `args` and waits for its first message. */
-export async function forkChild<Ready>(file: string, args: string[], name: string, execArgv: string[] = []): Promise<Child<Ready>> {
+/** Forks `file` (a TypeScript module) with `args` (and `env`) and waits for its first message. */
+export async function forkChild<Ready>(file: string, args: string[], name: string, execArgv: string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<Child<Ready>> {
   const t0 = performance.now();
-  const child = fork(file, args, { execArgv: ['--import', 'tsx', ...execArgv], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(file, args, { execArgv: ['--import', 'tsx', ...execArgv], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
   const kill = () => child.kill('SIGKILL');
   process.once('exit', kill);
   const ready = await new Promise<Ready>((resolve, reject) => {

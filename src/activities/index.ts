@@ -21,12 +21,15 @@ import { environmentSecrets, redactingActivities, Redactor } from './redact';
  * allows them (`TROUPE_ALLOWED_BASE_URLS`, `TROUPE_ALLOWED_KEY_ENVS` in `env`, or `trustRoleEndpoints`);
  * otherwise `baseUrl`, `apiKey`, then `OPENAI_BASE_URL`/`OPENAI_API_KEY` from `env` (default `process.env`).
  * Throws when an allowlist entry is not a URL, so a misconfigured worker does not start. Every text an
- * activity returns or throws passes one redaction step (`redact.ts`).
+ * activity returns or throws passes one redaction step (`redact.ts`), with `redactor` when one is given.
  */
-export function createActivities(opts: LlmEndpointOptions & { tools?: ToolRegistry } = {}) {
-  const endpoint: LlmEndpointOptions = { ...opts, env: opts.env ?? process.env };
+export function createActivities(opts: LlmEndpointOptions & { tools?: ToolRegistry; redactor?: Redactor } = {}) {
+  const { redactor: given, ...rest } = opts;
+  const endpoint: LlmEndpointOptions = { ...rest, env: opts.env ?? process.env };
   const policy = endpointPolicy(endpoint);
-  const redactor = new Redactor([opts.apiKey, ...environmentSecrets(endpoint.env ?? {}, policy.keyEnvs), ...(opts.tools?.secrets ?? [])]);
+  // a redactor given by the worker is filled here, and redacts its spans too (src/telemetry/tracing.ts)
+  const redactor = given ?? new Redactor();
+  for (const secret of [opts.apiKey, ...environmentSecrets(endpoint.env ?? {}, policy.keyEnvs), ...(opts.tools?.secrets ?? [])]) redactor.add(secret);
   const clientFor =
     (kind: LlmKind) =>
     (input: { agent: string; model: ResolvedModel }) => {

@@ -21,6 +21,7 @@ import { allowedPrefixFetch, redirectPrefixes, redirectRefusal } from './redirec
 import { details, errorLike, FATAL_STATUSES, readResponse } from './responses';
 import { firstStreamWithoutUsage, neverStream, rememberRefusesStreaming, streamingOn, streamsTo } from './stream-policy';
 import { ACTIVITY_TEXTS } from './texts';
+import { tracedModelCall } from '../telemetry/tracing';
 
 export type { LlmEndpointOptions } from './endpoints';
 export type { LiveText } from '../core/observe/live';
@@ -164,8 +165,13 @@ async function completion(client: OpenAI, body: ChatCompletionCreateParamsNonStr
   }
 }
 
+/** One request, streamed or not, in its `chat` span when the worker traces (src/telemetry/tracing.ts). */
+function send(client: OpenAI, body: ChatCompletionCreateParamsNonStreaming, scope: LlmCallScope, streamed: boolean): Promise<ChatResponse> {
+  return tracedModelCall(scope, client.baseURL, body, streamed, () => sendRequest(client, body, scope, streamed));
+}
+
 /** One request, streamed or not; see {@link chatCompletion}. */
-async function send(
+async function sendRequest(
   client: OpenAI,
   body: ChatCompletionCreateParamsNonStreaming,
   scope: LlmCallScope,

@@ -11,13 +11,15 @@ import { FAILURE_TYPES } from '../core/llm/contract';
 import type { ToolCallInput, ToolCallOutcome } from '../core/llm/tool-contract';
 import { observeToolCall } from '../telemetry/metrics';
 import { callIdOf } from './identity';
+import { tracedToolCall } from '../telemetry/tracing';
 import { callTool, ToolCallCancelledError, ToolCallRetryableError, type ToolRegistry } from '../tools';
 
 /** Builds the `callTool` activity over the worker's tool registry. */
 export function makeCallTool(registry: () => ToolRegistry | undefined) {
-  // each attempt counted by tool and outcome (docs/observability.md, "Metrics")
-  return async function callToolActivity(input: ToolCallInput): Promise<Exclude<ToolCallOutcome, { kind: 'fatal' }>> {
-    return observeToolCall(input.tool, () => callOnce(input));
+  // each attempt counted by tool and outcome (docs/observability.md, "Metrics"), and in its
+  // `execute_tool` span when the worker traces (src/telemetry/tracing.ts)
+  return function callToolActivity(input: ToolCallInput): Promise<Exclude<ToolCallOutcome, { kind: 'fatal' }>> {
+    return observeToolCall(input.tool, () => tracedToolCall(input, () => callOnce(input)));
   };
 
   async function callOnce(input: ToolCallInput): Promise<Exclude<ToolCallOutcome, { kind: 'fatal' }>> {

@@ -9,6 +9,7 @@ import { commandHelp, helpText } from './help';
 import { err, out } from './io';
 import { CLI_TEXTS } from './texts';
 import { didYouMean } from '../core/config/did-you-mean';
+import { shutdownTracing } from '../telemetry/tracing';
 
 /** Run the CLI with `argv` (without `node` and the script). Resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -47,5 +48,8 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     err(CLI_TEXTS.commandFailed(name, e instanceof Error ? e.message : String(e)));
     return 1;
+  } finally {
+    // spans still held are sent before the process exits (nothing to do when it does not trace)
+    await shutdownTracing();
   }
 }

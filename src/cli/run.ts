@@ -19,6 +19,7 @@ import { createFollowView, followMode } from './follow-view';
 import { INTERRUPTED_EXIT_CODE, CLI_LIVE_TEXTS } from './live-texts';
 import { CLI_RUN_TEXTS } from './run-texts';
 import { CLI_TEXTS } from './texts';
+import { openRunSpan, type RunSpan } from '../telemetry/tracing';
 
 /** Exit code of a finished run. */
 export function exitCodeOf(result: RunResult): number {
@@ -29,7 +30,7 @@ export function exitCodeOf(result: RunResult): number {
  * Follow a run with the view its output calls for (`follow-view.ts`) and print its end; Ctrl+C
  * stops following, says the run goes on and how to see or cancel it, and gives exit code 130.
  */
-export async function followAndPrint(handle: RunHandle, json: boolean): Promise<number> {
+export async function followAndPrint(handle: RunHandle, json: boolean, root?: RunSpan): Promise<number> {
   const id = handle.workflowId;
   const mode = followMode(json, process.stdout);
   const view = createFollowView(id, mode, { out, err, stream: process.stdout });
@@ -39,7 +40,8 @@ export async function followAndPrint(handle: RunHandle, json: boolean): Promise<
   let result: RunResult;
   try {
     // only the live view shows what agents are writing: plain lines and --json get each text once, in its step
-    result = await followRun(handle, (e) => view.onEvent(e), { signal: interrupt.signal, liveText: mode === 'live' });
+    const follow = () => followRun(handle, (e) => view.onEvent(e), { signal: interrupt.signal, liveText: mode === 'live' });
+    result = await (root ? root.untraced(follow) : follow());
   } catch (e) {
     view.close();
     if (!interrupt.signal.aborted) throw e;
@@ -48,6 +50,7 @@ export async function followAndPrint(handle: RunHandle, json: boolean): Promise<
   } finally {
     process.off('SIGINT', onSigint);
   }
+  root?.end({ workflowId: id, status: result.status, reason: result.reason });
   view.close(result);
   if (json) out(JSON.stringify(result));
   else printResult(result, out);
@@ -92,13 +95,18 @@ export async function run(args: ParsedArgs): Promise<number> {
 
   const conn = await connectOrExplain();
   if (!conn) return 1;
+  // the run's root span when the client traces (docs/observability.md, "Traces"): over the start,
+  // ended with the run's status when followed to its end, else when the command leaves it
+  const root = openRunSpan(graph.name);
   try {
-    const handle = await startRun(conn.client, {
-      role: graph,
-      task,
-      workflowId: stringFlag(args, 'id'),
-      taskQueue: conn.settings.taskQueue,
-    });
+    const handle = await root.within(() =>
+      startRun(conn.client, {
+        role: graph,
+        task,
+        workflowId: stringFlag(args, 'id'),
+        taskQueue: conn.settings.taskQueue,
+      }),
+    );
     say(CLI_RUN_TEXTS.started(handle.workflowId, conn.settings.taskQueue));
     if (process.env.TROUPE_UI_URL) say(CLI_RUN_TEXTS.uiLink(process.env.TROUPE_UI_URL, conn.settings.namespace, handle.workflowId));
     if (booleanFlag(args, 'detach')) {
@@ -106,8 +114,9 @@ export async function run(args: ParsedArgs): Promise<number> {
       else out(CLI_RUN_TEXTS.detached(handle.workflowId));
       return 0;
     }
-    return await followAndPrint(handle, json);
+    return await followAndPrint(handle, json, root);
   } finally {
+    root.end();
     await conn.close();
   }
 }

@@ -41,6 +41,7 @@ import { installHandlers } from './messages';
 import { publish, publishEnd, running, searchAttributesSet, showDetails } from './observe';
 import { meterEvent } from './metrics';
 import { localActivities } from './proxies';
+import { dispatchSucceeded, openDispatchSpan, runSpanEnded, within } from './spans';
 import { runToolLoop } from './tool-loop';
 import { dispatchWave, judge, selectSpeaker, WaveTimers } from './waves';
 
@@ -109,6 +110,7 @@ export async function troupeRun(input: RunInput): Promise<RunResult> {
   if (kept.length > 0) warn(state, HUMAN_TEXTS.requests.neverOpened(kept.map((k) => ({ requestId: k.requestId, kind: k.decision.kind }))));
   const result = buildRunResult(state, run.end, Date.now(), run.output);
   publishEnd(run, result);
+  runSpanEnded({ graph: graph.name, status: result.status, reason: result.reason });
   return result;
 }
 
@@ -149,19 +151,21 @@ async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract
         const [notes] = openWave(run, command.items, command.options);
         const outcomes: AgentOutcome[] = [];
         let failure: RunEnd | undefined;
+        // the dispatch's `invoke_agent` span when the worker traces (`spans.ts`; nothing otherwise)
+        const span = openDispatchSpan(run, item);
         try {
           // messages without a promise unless older context must be compacted first
-          const prepared = messagesWithoutCompaction(run, item, notes) ?? (await prepareMessages(run, item, notes));
+          const prepared = messagesWithoutCompaction(run, item, notes) ?? (await within(span, () => prepareMessages(run, item, notes)));
           if (!prepared.ok) failure = prepared.end;
           else {
             const { label, tools, input, callAgent } = agentCall(run, item, prepared.messages, command.options);
-            if (tools) outcomes.push({ item, result: await runToolLoop(run, item, prepared.messages, tools, label, command.options.responseSchema) });
+            if (tools) outcomes.push({ item, result: await within(span, () => runToolLoop(run, item, prepared.messages, tools, label, command.options.responseSchema)) });
             else {
               const done = running(run, { kind: 'agent', agent: item.agent, label });
               try {
                 for (let lost = 1; ; lost++) {
                   try {
-                    outcomes.push({ item, result: await callAgent.executeWithOptions({ summary: summary(label) }, [input]) });
+                    outcomes.push({ item, result: await within(span, () => callAgent.executeWithOptions({ summary: summary(label) }, [input])) });
                     break;
                   } catch (err) {
                     if (!dispatchAgain(run, label, err, lost)) throw err;
@@ -177,6 +181,7 @@ async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract
         } catch (err) {
           failure = failedCall(run, item.agent, err);
         } finally {
+          span?.end(outcomes[0] ? dispatchSucceeded(outcomes[0].result) : { ok: false, error: failure?.reason ?? 'cancelled' });
           run.inFlight = [];
         }
         event = { kind: 'dispatched', outcomes, ...(failure ? { failure } : {}) };

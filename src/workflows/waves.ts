@@ -25,6 +25,7 @@ import { NO_USAGE } from '../core/budgets/ledger';
 import type { SelectTurn } from '../core/teams/turns';
 import { teamCall, teamLabel } from './team-call';
 import { runToolLoop } from './tool-loop';
+import { dispatchSucceeded, openDispatchSpan, within, type DispatchSpanEnd } from './spans';
 
 /**
  * Dispatch the agents of a wave concurrently; the outcomes of those that finished, in wave order, and
@@ -36,35 +37,47 @@ export async function dispatchWave(run: Run, items: WaveItem[], options: Dispatc
   const settled: Array<AgentOutcome | undefined> = items.map(() => undefined);
   let failure: RunEnd | undefined;
   const one = async (item: WaveItem, index: number, cancelSiblings: () => void): Promise<void> => {
+    // the dispatch's `invoke_agent` span when the worker traces (`spans.ts`; nothing otherwise)
+    const span = openDispatchSpan(run, item);
+    let ended: DispatchSpanEnd = { ok: false, error: 'cancelled' };
     try {
       if (run.graph.agents[item.agent].team) {
-        const team = await teamCall(run, item, teamLabel(run, item), notesFor[index]);
-        if (team.ok) settled[index] = { item, result: team.result };
-        else {
+        const team = await within(span, () => teamCall(run, item, teamLabel(run, item), notesFor[index]));
+        if (team.ok) {
+          settled[index] = { item, result: team.result };
+          ended = dispatchSucceeded(team.result);
+        } else {
           failure ??= team.end;
+          ended = { ok: false, error: team.end.reason };
           cancelSiblings();
         }
         return;
       }
       // messages without a promise unless older context must be compacted first
-      const prepared = messagesWithoutCompaction(run, item, notesFor[index]) ?? (await prepareMessages(run, item, notesFor[index]));
+      const prepared = messagesWithoutCompaction(run, item, notesFor[index]) ?? (await within(span, () => prepareMessages(run, item, notesFor[index])));
       if (!prepared.ok) {
         failure ??= prepared.end;
+        ended = { ok: false, error: prepared.end.reason };
         cancelSiblings();
         return;
       }
       const { label, tools, input, callAgent } = agentCall(run, item, prepared.messages, options);
-      const result = tools
-        ? await runToolLoop(run, item, prepared.messages, tools, label, options.responseSchema)
-        : await modelCall(run, { kind: 'agent', agent: item.agent, label }, () => callAgent.executeWithOptions({ summary: summary(label) }, [input]));
+      const result = await within(span, () =>
+        tools
+          ? runToolLoop(run, item, prepared.messages, tools, label, options.responseSchema)
+          : modelCall(run, { kind: 'agent', agent: item.agent, label }, () => callAgent.executeWithOptions({ summary: summary(label) }, [input])),
+      );
       settled[index] = { item, result };
+      ended = dispatchSucceeded(result);
     } catch (err) {
       const end = failedCall(run, item.agent, err);
       if (end) {
         failure ??= end;
+        ended = { ok: false, error: end.reason };
         cancelSiblings();
       }
     } finally {
+      span?.end(ended);
       run.inFlight = run.inFlight.filter((a) => a !== item.agent);
     }
   };
