@@ -34,6 +34,12 @@ export const B13_LIMIT = 1.1;
 /** How long after a run both workers are given before their CPU is read (the traced one's batch goes out). */
 const SETTLE_MS = 1000;
 
+/** B13_CPU_PROF=dir: each worker writes V8 CPU profiles (one per thread) to `dir/off` and `dir/on` when it stops, to see where a traced step's CPU goes. */
+function profArgs(name: string): string[] {
+  const dir = process.env.B13_CPU_PROF;
+  return dir ? ['--cpu-prof', '--cpu-prof-dir', path.join(dir, name)] : [];
+}
+
 interface Sample {
   cpuMsPerStep: number;
   wallMsPerStep: number;
@@ -71,7 +77,7 @@ export async function runB13(ctx: BenchContext): Promise<BenchReport> {
     const base = { ...process.env };
     for (const k of Object.keys(base)) if (k.startsWith('OTEL_')) delete base[k];
     const fork = (name: 'off' | 'on', bundle: string, env: NodeJS.ProcessEnv) =>
-      forkChild<WorkerReady>(path.join(__dirname, 'lib', 'worker-process.ts'), ['troupe', stack.server.address, stack.server.namespace, `bench-b10-${name}-${process.pid}`, ctx.stub.url, bundle], `B13 ${name} worker`, [], env);
+      forkChild<WorkerReady>(path.join(__dirname, 'lib', 'worker-process.ts'), ['troupe', stack.server.address, stack.server.namespace, `bench-b10-${name}-${process.pid}`, ctx.stub.url, bundle], `B13 ${name} worker`, profArgs(name), env);
     const off = await fork('off', plainBundle, base);
     workers.push(off);
     const on = await fork('on', tracedBundle, { ...base, OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_BSP_SCHEDULE_DELAY: '200' });

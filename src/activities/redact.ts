@@ -60,6 +60,24 @@ export class Redactor {
   }
 
   /**
+   * Whether {@link text} could change `text`: false only when it provably returns `text` as it is.
+   * Each rewrite needs one of: a secret's first {@link MIN_SECRET_CHARS} characters in the text (a
+   * whole occurrence or a cut start), the text's first {@link MIN_SECRET_CHARS} characters inside a
+   * secret (a cut end), or `Bearer` (the token pattern). A few `includes` instead of the rewrites and
+   * the pattern, for the many short strings (span attributes) that hold none of them.
+   */
+  mayChange(text: string): boolean {
+    if (text.includes('Bearer')) return true;
+    if (this.secrets.length === 0) return false;
+    const head = text.length >= MIN_SECRET_CHARS ? text.slice(0, MIN_SECRET_CHARS) : undefined;
+    for (const s of this.secrets) {
+      if (text.includes(s.slice(0, MIN_SECRET_CHARS))) return true;
+      if (head !== undefined && s.includes(head)) return true;
+    }
+    return false;
+  }
+
+  /**
    * `text` without any secret: every whole occurrence, a secret's start where the text was cut after
    * it (at its end, or before `…` or a truncation marker), and a secret's end where the text begins.
    */

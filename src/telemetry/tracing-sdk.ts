@@ -81,8 +81,36 @@ export class RedactingSpanProcessor implements SpanProcessor {
     return out;
   }
 
+  /**
+   * Whether some string in `value` could be changed by a redactor: a walk of the span's flat
+   * attributes with {@link Redactor.mayChange} only. Anything but a string, a number, a boolean or an
+   * array of them counts as changeable (the full walk then decides).
+   */
+  private mayChange(value: unknown): boolean {
+    if (typeof value === 'string') {
+      for (const r of this.redactors) if (r.mayChange(value)) return true;
+      return false;
+    }
+    if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean') return false;
+    if (Array.isArray(value)) {
+      for (const v of value) if (this.mayChange(v)) return true;
+      return false;
+    }
+    return true;
+  }
+
+  /** Whether redacting `span` could change it (false: it provably goes on as it is). */
+  private needsRedaction(span: ReadableSpan): boolean {
+    const { attributes, events, status } = span;
+    for (const k in attributes) if (this.mayChange(attributes[k])) return true;
+    if (events.length > 0) return true;
+    return status.message !== undefined && this.mayChange(status.message);
+  }
+
   /** The span, or a view of it (its prototype) whose strings are redacted. */
   private redacted(span: ReadableSpan): ReadableSpan {
+    // most spans hold no string a redactor could change: they go on without the full walk
+    if (!this.needsRedaction(span)) return span;
     const attributes = this.clean(span.attributes);
     const events = this.clean(span.events);
     const message = span.status.message === undefined ? undefined : this.clean(span.status.message);

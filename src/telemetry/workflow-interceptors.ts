@@ -22,10 +22,10 @@
  * deterministic random and clock, and a header changes no command's identity. Queries are not traced.
  */
 import '@temporalio/interceptors-opentelemetry/lib/workflow/runtime';
-import { context, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { context, defaultTextMapSetter, propagation, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { extractContextFromHeaders, headersWithContext } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
+import { extractContextFromHeaders, TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
 import { ContextManager } from '@temporalio/interceptors-opentelemetry/lib/workflow/context-manager';
 import { SpanExporter } from '@temporalio/interceptors-opentelemetry/lib/workflow/span-exporter';
 import { ContinueAsNew, workflowInfo, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
@@ -134,12 +134,25 @@ function endDispatch(span: Span, how: DispatchSpanEnd): void {
 export const interceptors: WorkflowInterceptorsFactory = () => {
   const { temporal, troupe, contextManager } = tracers();
   let pricing: Pricing = {};
+  /** Each priced model's header payload, made once per run (the pricing does not change within one). */
+  const priceHeaders = new Map<string, ReturnType<typeof defaultPayloadConverter.toPayload>>();
+  const priceHeader = (model: string, price: { input: number; output: number }) => {
+    let payload = priceHeaders.get(model);
+    if (payload === undefined) {
+      payload = defaultPayloadConverter.toPayload({ model, ...price });
+      priceHeaders.set(model, payload);
+    }
+    return payload;
+  };
   let runSpan: Span | undefined;
 
   /** A span of Temporal's named `name`, child of the active context, whose context `headers` then carry. */
   const outbound = <I extends { headers: Record<string, unknown> }>(name: string, input: I): { span: Span; input: I } => {
     const span = temporal.startSpan(name);
-    const headers = context.with(trace.setSpan(context.active(), span), () => headersWithContext(input.headers as never));
+    // what `headersWithContext` writes under the span's context, injected with that context directly (no `context.with`)
+    const carrier: Record<string, string> = {};
+    propagation.inject(trace.setSpan(context.active(), span), carrier, defaultTextMapSetter);
+    const headers = { ...input.headers, [TRACE_HEADER]: defaultPayloadConverter.toPayload(carrier) };
     return { span, input: { ...input, headers } };
   };
   /** A span of Temporal's named `name`, child of the context the call's headers carry (else the active one). */
@@ -183,6 +196,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
       {
         execute(input, next) {
           pricing = pricingOf(input.args[0]);
+          priceHeaders.clear();
           const { span, active } = inbound(`RunWorkflow:${workflowInfo().workflowType}`, input.headers);
           const graph = graphOf(input.args[0]);
           if (graph !== undefined) span.setAttribute(ATTR.runGraph, graph);
@@ -201,7 +215,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
           const model = modelOf(input.args[0]);
           const price = model !== undefined && Object.prototype.hasOwnProperty.call(pricing, model) ? pricing[model] : undefined;
           const traced = outbound(`StartActivity:${input.activityType}`, input);
-          const headers = price ? { ...traced.input.headers, [PRICE_HEADER]: defaultPayloadConverter.toPayload({ model, ...price }) } : traced.input.headers;
+          const headers = price && model !== undefined ? { ...traced.input.headers, [PRICE_HEADER]: priceHeader(model, price) } : traced.input.headers;
           return endedWith(traced.span, next({ ...traced.input, headers }));
         },
         scheduleLocalActivity(input, next) {

@@ -58,4 +58,27 @@ describe('RedactingSpanProcessor', () => {
     processor.onEnd(span({ attributes: { note: KEY } }));
     expect(next.ended[1].attributes).toEqual({ note: '[redacted]' });
   });
+
+  test('the quick check passes over only what the redaction would leave as it is (cut starts and ends, Bearer, random fragments)', () => {
+    const other = 'tok-ABCDEFGH-other-secret';
+    const redactor = new Redactor([KEY, other]);
+    const texts = [
+      '', 'plain', 'gen_ai.request.model', 'x'.repeat(200), KEY, `a ${KEY} b`, `cut ${KEY.slice(0, 12)}`, `cut ${KEY.slice(0, 10)}… more`,
+      KEY.slice(-9), `${KEY.slice(-12)} rest`, KEY.slice(3, 11), 'Bearer abcdefghijk', 'a Bearer xyz', other.slice(5), `${other.slice(0, 8)}`,
+    ];
+    // random windows of the secrets and of text around them
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+    const pool = `zz ${KEY} yy ${other} Bearer qqqqqqqqqq ww`;
+    for (let i = 0; i < 5000; i++) {
+      const a = rand(pool.length);
+      texts.push(pool.slice(a, a + rand(40)) + (rand(3) === 0 ? '…' : ''));
+    }
+    for (const t of texts) {
+      if (!redactor.mayChange(t)) expect(redactor.text(t)).toBe(t);
+      if (redactor.text(t) !== t) expect(redactor.mayChange(t)).toBe(true);
+    }
+    expect(redactor.mayChange('gen_ai.request.model')).toBe(false);
+    expect(redactor.mayChange(`${KEY.slice(-9)}`)).toBe(true);
+  });
 });
