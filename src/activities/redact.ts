@@ -7,7 +7,7 @@
  * key in a 200 body, a tool server whose stderr or HTTP error body repeats a token: the text reaches
  * the workflow, its history, the CLI and the log with `[redacted]` in its place.
  */
-import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { ToolsLogger } from '../tools/log';
 
 /**
@@ -172,6 +172,7 @@ export function redactingActivities<T extends Record<string, (input: never) => P
   const wrapped: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(activities)) {
     const activity = async (input: never) => {
+      redactHeartbeats(redactor);
       let result: unknown;
       try {
         result = await fn(input);
@@ -187,6 +188,23 @@ export function redactingActivities<T extends Record<string, (input: never) => P
     wrapped[name] = activity;
   }
   return wrapped as T;
+}
+
+/**
+ * Makes the running activity's heartbeat details pass `redactor` on their way to the server: a model
+ * call's details carry the text it is writing (docs/observability.md, "Live output"), which may echo
+ * a secret, and a tool's carry what the tool chose. The SDK offers no interceptor for heartbeats, so
+ * the activity's own context (one per execution) gets a `heartbeat` that redacts first.
+ */
+function redactHeartbeats(redactor: Redactor): void {
+  let ctx: Context;
+  try {
+    ctx = Context.current();
+  } catch {
+    return; // called as a plain function (a test), with no activity around it: nothing heartbeats
+  }
+  const send = ctx.heartbeat;
+  Object.defineProperty(ctx, 'heartbeat', { value: (details?: unknown) => send(redactor.value(details)), configurable: true });
 }
 
 /** A logger whose every line is redacted first (tool servers' stderr, reconnections). */

@@ -2,7 +2,7 @@
  * A decoder of server-sent events (the WHATWG `text/event-stream` format) as chat-completions
  * endpoints send them: `data:` lines joined by newlines, an optional `event:` name, a blank line
  * ending each event, `:` comments ignored, lines ended by CRLF, LF or CR. Text in, events out, so
- * the streamed-call reader (./stream-read.ts) and its tests feed it whatever the network delivers.
+ * the streamed-call reader (./responses.ts) and its tests feed it whatever the network delivers.
  */
 
 /** One event of the stream. */

@@ -124,6 +124,25 @@ describe('a worker with streaming off', () => {
   });
 });
 
+describe('a streamed reply that echoes a secret of the worker', () => {
+  it('never carries it in a heartbeat: the partial text is redacted like the result', async () => {
+    const key = 'sk-live-0123456789abcdefSECRET';
+    stub = await startStubLlm({ stream: { chunkChars: 5, chunkDelayMs: 30 } });
+    const reply = `My configuration says the key is ${key} and ${'then some more words '.repeat(8)}`;
+    stub.script('writer', [{ text: reply }]);
+    const env = activityEnv();
+    const beats: unknown[] = [];
+    env.on('heartbeat', (details: unknown) => beats.push(details));
+    const acts = createActivities({ baseUrl: stub.url, apiKey: key, env: {} });
+    const result = await runIn(env, acts.callAgent, input());
+    expect(result.text).not.toContain(key);
+    const texts = beats.map((b) => readLiveText(b)?.partialText ?? '');
+    // the beats saw the key being written, in pieces and whole, and none of them holds any of it
+    expect(texts.some((t) => t.includes('[redacted]'))).toBe(true);
+    for (const t of texts) expect(t).not.toContain(key.slice(0, 8));
+  });
+});
+
 describe('a stream without its usage chunk', () => {
   it('counts estimated tokens, not zero, warns, and sends that endpoint whole requests from then on', async () => {
     stub = await startStubLlm({ stream: { usage: false } });
