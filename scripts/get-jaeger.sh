@@ -16,7 +16,9 @@ MIN_GO_MINOR=21 # go >= 1.21 fetches the toolchain the module asks for (GOTOOLCH
 
 TOOL_LOG=get-jaeger TOOL_ENV=JAEGER_BIN TOOL_NAME=jaeger LOCK_NAME=jaeger-install.lock
 # shellcheck source=scripts/cached-tool.sh
-. "$(dirname "${BASH_SOURCE[0]}")/cached-tool.sh"
+HERE="${BASH_SOURCE[0]%/*}" # the scripts folder, without dirname (the script needs only bash, sed and head)
+[ "$HERE" != "${BASH_SOURCE[0]}" ] || HERE=.
+. "$HERE/cached-tool.sh"
 
 # Jaeger v2's `version` command (a source build prints empty version fields).
 version_ok() {

@@ -14,7 +14,9 @@ MIN_GO_MINOR=21 # go >= 1.21 fetches the 1.25 toolchain the CLI needs (GOTOOLCHA
 
 TOOL_LOG=get-temporal-cli TOOL_ENV=TEMPORAL_CLI TOOL_NAME=temporal LOCK_NAME=install.lock
 # shellcheck source=scripts/cached-tool.sh
-. "$(dirname "${BASH_SOURCE[0]}")/cached-tool.sh"
+HERE="${BASH_SOURCE[0]%/*}" # the scripts folder, without dirname (the script needs only bash, sed and head)
+[ "$HERE" != "${BASH_SOURCE[0]}" ] || HERE=.
+. "$HERE/cached-tool.sh"
 
 version_ok() {
   local out
