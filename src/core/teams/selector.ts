@@ -1,5 +1,5 @@
 /**
- * The speaker selection of a `selector` team (AutoGen SelectorGroupChat, reference/teams.md §A.1):
+ * The speaker selection of a `selector` team (AutoGen SelectorGroupChat; docs/teams.md, "Selector teams"):
  * the prompt it renders, how it reads the model's reply, the feedback it sends back, and the turn's
  * fallback. Pure and deterministic: the `selectSpeaker` activity reads replies with it, and the
  * workflow renders prompts and falls back with it.

@@ -1,4 +1,4 @@
-/** The `handoff` condition plugin (core/conditions/builtin/handoff.ts): SPEC §14.4, AutoGen HandoffTermination. */
+/** The `handoff` condition plugin (core/conditions/builtin/handoff.ts): docs/semantics.md "Termination conditions", AutoGen HandoffTermination. */
 import { handoff } from '../../../../src/core/conditions/builtin/handoff';
 import { describeCondition } from '../../../../src/core/conditions/describe';
 import { conditionHolds, evaluateTermination } from '../../../../src/core/conditions/evaluate';

@@ -1,4 +1,4 @@
-/** The `source_match` condition plugin (core/conditions/builtin/source-match.ts): SPEC §14.4, AutoGen SourceMatchTermination. */
+/** The `source_match` condition plugin (core/conditions/builtin/source-match.ts): docs/semantics.md "Termination conditions", AutoGen SourceMatchTermination. */
 import { sourceMatch } from '../../../../src/core/conditions/builtin/source-match';
 import { describeCondition } from '../../../../src/core/conditions/describe';
 import { conditionHolds, evaluateTermination } from '../../../../src/core/conditions/evaluate';

@@ -1,4 +1,4 @@
-/** The `tool_called` condition plugin (core/conditions/builtin/tool-called.ts): SPEC §14.4, AutoGen FunctionCallTermination. */
+/** The `tool_called` condition plugin (core/conditions/builtin/tool-called.ts): docs/semantics.md "Termination conditions", AutoGen FunctionCallTermination. */
 import { toolCalled } from '../../../../src/core/conditions/builtin/tool-called';
 import { describeCondition } from '../../../../src/core/conditions/describe';
 import { conditionHolds, evaluateTermination } from '../../../../src/core/conditions/evaluate';
