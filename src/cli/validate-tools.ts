@@ -16,12 +16,18 @@ import { CLI_TEXTS } from './texts';
 /** The top-level keys of a tools file (from its schema). */
 const TOOLS_FILE_KEYS: ReadonlySet<string> = new Set(Object.keys(ToolsFileSchema.shape));
 
+/** The first key of a YAML text, read without parsing it (`mcp_servers` of `mcp_servers: [[[…`). */
+function firstKey(text: string): string | undefined {
+  return /^(?:[ \t]*(?:#.*)?\r?\n)*([A-Za-z_][\w-]*)[ \t]*:/.exec(text)?.[1];
+}
+
 /**
  * Whether YAML `text` is a mapping whose keys, one or more, are all tools-file keys. Text nested too
- * deep for the YAML reader is not read here (the role-file check reports it, located).
+ * deep for the YAML reader is not parsed here: it is a tools file when its first key is one, and the
+ * tools-file loader reports its depth, located.
  */
 function looksLikeToolsFile(text: string): boolean {
-  if (deepTextOffset(text) !== undefined) return false;
+  if (deepTextOffset(text) !== undefined) return TOOLS_FILE_KEYS.has(firstKey(text) ?? '');
   const top = parseDocument(text, { prettyErrors: false }).contents;
   return isMap(top) && top.items.length > 0 && top.items.every((p) => isScalar(p.key) && TOOLS_FILE_KEYS.has(String(p.key.value)));
 }
