@@ -10,7 +10,7 @@ import { deepTextOffset } from '../core/config/depth';
 import { formatIssue } from '../core/config/issues';
 import { loadToolsFile } from '../tools/file-load';
 import { ToolsFileSchema } from '../tools/file-schema';
-import { out } from './io';
+import { out, outJson } from './io';
 import { CLI_TEXTS } from './texts';
 
 /** The top-level keys of a tools file (from its schema). */
@@ -49,7 +49,7 @@ export function validateToolsFile(file: string, json: boolean): number {
   const summary = r.tools && { mcpServers: r.tools.servers.length, modules: r.tools.modules.length };
   if (json) {
     const found = { errors: r.errors.length, warnings: 0 };
-    out(JSON.stringify({ file, kind: 'tools', valid: r.errors.length === 0, errors: r.errors, warnings: [], found, ...(summary && { summary }) }));
+    outJson({ file, kind: 'tools', valid: r.errors.length === 0, errors: r.errors, warnings: [], found, ...(summary && { summary }) });
     return summary ? 0 : 1;
   }
   for (const e of r.errors) out(formatIssue(e));
