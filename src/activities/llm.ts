@@ -92,7 +92,7 @@ function sharedClient(baseURL: string | undefined, apiKey: string, prefixes: str
   let client = clients.get(key);
   if (!client) {
     if (clients.size >= MAX_CLIENTS) clients.clear();
-    client = new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 60_000, fetch: allowedPrefixFetch(prefixes) });
+    client = new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 60_000, fetch: allowedPrefixFetch(prefixes, { secrets: [apiKey] }) });
     if (!stream) neverStream(client);
     clients.set(key, client);
   }

@@ -3,7 +3,9 @@
  * under the base URLs the worker allows, so an allowed endpoint cannot pass the API key on. Node's
  * own fetch keeps the `Authorization` header on a same-origin redirect: `http://host/v1` answering
  * 307 to `http://host/other` would carry the key past the allowed path (docs/deploying.md, "Which endpoints a
- * shared worker allows"; the allowlists are in ./endpoints.ts).
+ * shared worker allows"; the allowlists are in ./endpoints.ts). A hop to another origin (scheme, host
+ * and port) goes without credentials, as the Fetch standard has it for a cross-origin redirect: two
+ * allowed endpoints are not one party, and a key meant for one must not reach the other.
  */
 import { baseUrlAllowed, ENDPOINT_TEXTS, shownUrl, type EndpointPolicy } from './endpoints';
 
@@ -19,6 +21,18 @@ export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** What the Fetch standard drops with the body when a redirect turns a request into a GET. */
 const BODY_HEADERS = ['content-encoding', 'content-language', 'content-location', 'content-type', 'content-length'];
+
+/**
+ * Headers that carry credentials whatever their value, dropped on a hop to another origin: the
+ * Fetch standard's `Authorization`, and what Node's fetch drops besides (`Proxy-Authorization`,
+ * `Cookie`). A header that carries the client's key under another name (`api-key`) is dropped too,
+ * found by its value ({@link allowedPrefixFetch}).
+ * @internal exported for tests
+ */
+export const CREDENTIAL_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'cookie'];
+
+/** Keys shorter than this are placeholders (`troupe-no-key` is longer, and harmless), not secrets to look for in every header. */
+const MIN_SECRET_LENGTH = 8;
 
 /**
  * A redirect troupe did not follow: its target lies outside the allowed base URLs, or there were
@@ -64,15 +78,36 @@ function nextRequest(request: RequestInit, status: number): RequestInit {
   return next;
 }
 
+/** The request without its credentials: {@link CREDENTIAL_HEADERS} and every header whose value holds one of `secrets`. */
+function withoutCredentials(request: RequestInit, secrets: readonly string[]): RequestInit {
+  const headers = new Headers(request.headers);
+  for (const [name, value] of [...headers]) {
+    if (CREDENTIAL_HEADERS.includes(name) || secrets.some((secret) => value.includes(secret))) headers.delete(name);
+  }
+  return { ...request, headers };
+}
+
+/** Options of {@link allowedPrefixFetch}. */
+interface AllowedPrefixFetchOptions {
+  /** The client's keys: a header whose value holds one is a credential, whatever its name. */
+  secrets?: readonly string[];
+  /** The fetch that makes each hop (default: Node's). */
+  fetch?: Fetch;
+}
+
 /**
  * A fetch that follows at most {@link MAX_REDIRECTS} redirects, each only when its `Location`,
  * resolved against the current URL, lies under one of `allowed` (the rule of `baseUrlAllowed`:
  * scheme, host, port and a path prefix on a `/` boundary). Otherwise it throws a
- * {@link RedirectRefusedError} and sends nothing there. Headers, the abort signal and the timeout
- * that rides on it apply to every hop. The first URL is not checked: it is the client's own base
- * URL, which the worker's policy allowed before the client was built.
+ * {@link RedirectRefusedError} and sends nothing there. A hop to another origin than the one before
+ * it drops the credentials (`Authorization`, `Proxy-Authorization`, `Cookie`, and any header that
+ * holds one of `secrets`), for it and every hop after it. Other headers, the abort signal and the
+ * timeout that rides on it apply to every hop. The first URL is not checked: it is the client's own
+ * base URL, which the worker's policy allowed before the client was built.
  */
-export function allowedPrefixFetch(allowed: readonly string[], fetchImpl: Fetch = (input, init) => fetch(input, init)): Fetch {
+export function allowedPrefixFetch(allowed: readonly string[], options: AllowedPrefixFetchOptions = {}): Fetch {
+  const fetchImpl: Fetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const secrets = (options.secrets ?? []).filter((secret) => secret.length >= MIN_SECRET_LENGTH);
   const shownAllowed = allowed.map(shownUrl);
   return async (input, init = {}) => {
     let url: string;
@@ -101,6 +136,7 @@ export function allowedPrefixFetch(allowed: readonly string[], fetchImpl: Fetch 
       }
       if (hops >= MAX_REDIRECTS) throw new RedirectRefusedError(ENDPOINT_TEXTS.tooManyRedirects(MAX_REDIRECTS, shownUrl(url)));
       request = nextRequest(request, response.status);
+      if (new URL(target).origin !== new URL(url).origin) request = withoutCredentials(request, secrets);
       url = target;
     }
   };

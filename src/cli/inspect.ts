@@ -15,7 +15,7 @@ import { readInFlightCalls } from '../in-flight';
 import { booleanFlag, type ParsedArgs } from './args';
 import { childRuns } from './child-runs';
 import { withRun } from './connect';
-import { out } from './io';
+import { out, outJson } from './io';
 import { exitCodeOf, followAndPrint, printResult } from './run';
 import { CLI_RUN_TEXTS } from './run-texts';
 import { teamLines } from './plain-lines';
@@ -77,7 +77,7 @@ export async function status(args: ParsedArgs): Promise<number> {
     const s = await queryStatus(handle);
     // each child run has pending activities of its own, read from it as the parent's are
     const [shown, children] = await Promise.all([withText(handle, s), childRuns(handle, s).then((all) => Promise.all(all.map(async (c) => ({ agent: c.agent, status: await withText(c.handle, c.status) }))))]);
-    if (booleanFlag(args, 'json')) out(JSON.stringify(children.length > 0 ? { ...shown, childRuns: children } : shown));
+    if (booleanFlag(args, 'json')) outJson(children.length > 0 ? { ...shown, childRuns: children } : shown);
     else printStatus(shown, children);
     return 0;
   });
@@ -87,7 +87,7 @@ export async function status(args: ParsedArgs): Promise<number> {
 export async function result(args: ParsedArgs): Promise<number> {
   return withRun(args.positionals[0], async (handle) => {
     const r = await waitResult(handle);
-    if (booleanFlag(args, 'json')) out(JSON.stringify(r));
+    if (booleanFlag(args, 'json')) outJson(r);
     else printResult(r, out);
     return exitCodeOf(r);
   });
@@ -109,7 +109,7 @@ export async function transcript(args: ParsedArgs): Promise<number> {
   return withRun(args.positionals[0], async (handle) => {
     const steps = await queryTranscript(handle);
     if (booleanFlag(args, 'json')) {
-      out(JSON.stringify(steps));
+      outJson(steps);
       return 0;
     }
     if (steps.length === 0) {
@@ -124,7 +124,8 @@ export async function transcript(args: ParsedArgs): Promise<number> {
       out(`#${s.step} [round ${s.round} · wave ${s.wave}] ${s.agent}${s.kind && s.kind !== 'agent' ? ` (${s.kind})` : ''} #${s.hash} ${s.promptTokens}+${s.completionTokens} tok`);
       for (const line of teamLines(s)) out(line);
       for (const t of s.tools ?? []) out(CLI_RUN_TEXTS.toolCall(t));
-      out(s.text.split('\n').map((l) => `    ${l}`).join('\n'));
+      // printable before it is indented: a carriage return becomes a line end that is indented too
+      out(printable(s.text).split('\n').map((l) => `    ${l}`).join('\n'));
     }
     return 0;
   });

@@ -7,7 +7,7 @@ import { RUNNING_STATUS, type ListFilter } from '../core/observe/search';
 import { listRuns, type RunListing } from '../list';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { connectOrExplain } from './connect';
-import { err, out } from './io';
+import { err, out, outJson } from './io';
 
 /** Texts of `troupe list`, so tests pin them. */
 const CLI_LIST_TEXTS = {
@@ -43,7 +43,7 @@ export async function run(args: ParsedArgs): Promise<number> {
   try {
     const list = await listRuns(conn.client, filter, limit);
     if (booleanFlag(args, 'json')) {
-      out(JSON.stringify(list.runs));
+      outJson(list.runs);
       return 0;
     }
     if (!list.indexed) err(CLI_LIST_TEXTS.memoFallback);

@@ -76,11 +76,13 @@ export function liveLines(model: LiveModel, now: number, columns = 80): string[]
 }
 
 /**
- * The frame as drawn: every line cut to the width, and at most `rows - 1` lines (a frame taller
- * than the terminal could not be erased in place), the cut ones counted on the last line.
+ * The frame as drawn: every line printable (the frame goes to the terminal as it is, and warnings,
+ * requests and decisions quote model and tool text) and cut to the width, and at most `rows - 1`
+ * lines (a frame taller than the terminal could not be erased in place), the cut ones counted on the
+ * last line.
  */
 export function renderLive(model: LiveModel, now: number, size: FrameSize): string {
-  const lines = liveLines(model, now, size.columns);
+  const lines = liveLines(model, now, size.columns).flatMap((l) => printable(l).split('\n'));
   const room = Math.max(2, size.rows - 1);
   const shown = lines.length <= room ? lines : [...lines.slice(0, room - 1), CLI_LIVE_TEXTS.more(lines.length - room + 1)];
   return shown.map((l) => fit(l, Math.max(10, size.columns - 1))).join('\n');

@@ -12,7 +12,7 @@ import { finalLine } from '../core/ending/final-line';
 import { printable } from '../core/text/printable';
 import { loadRoleFile } from '../config-file';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
-import { err, out } from './io';
+import { err, out, outExact, outJson } from './io';
 import { connectOrExplain } from './connect';
 import { loadPlugins } from './plugins';
 import { createFollowView, followMode } from './follow-view';
@@ -52,19 +52,23 @@ export async function followAndPrint(handle: RunHandle, json: boolean, root?: Ru
   }
   root?.end({ workflowId: id, status: result.status, reason: result.reason });
   view.close(result);
-  if (json) out(JSON.stringify(result));
+  if (json) outJson(result);
   else printResult(result, out);
   return exitCodeOf(result);
 }
 
-/** Print the end of a run: the distinct final line, then the final text. */
-export function printResult(result: RunResult, write: (s: string) => void, terminal = Boolean(process.stdout.isTTY)): void {
+/**
+ * Print the end of a run: the distinct final line, then the final text. Model text is untrusted: on
+ * a terminal the final text is printable; to a pipe it is the run's product (`troupe run … > answer.md`)
+ * and goes out exactly, through `writeExact` (docs/cli.md, "What reaches your terminal").
+ */
+export function printResult(result: RunResult, write: (s: string) => void, terminal = Boolean(process.stdout.isTTY), writeExact: (s: string) => void = outExact): void {
   write('');
   write(finalLine(result));
   if (result.finalText) {
     write('');
-    // model text is untrusted: on a terminal its escape sequences would act (a pipe gets it verbatim)
-    write(terminal ? printable(result.finalText) : result.finalText);
+    if (terminal) write(printable(result.finalText));
+    else writeExact(result.finalText);
   }
   if (result.outputValid === false && result.outputErrors) {
     write('');
@@ -110,7 +114,7 @@ export async function run(args: ParsedArgs): Promise<number> {
     say(CLI_RUN_TEXTS.started(handle.workflowId, conn.settings.taskQueue));
     if (process.env.TROUPE_UI_URL) say(CLI_RUN_TEXTS.uiLink(process.env.TROUPE_UI_URL, conn.settings.namespace, handle.workflowId));
     if (booleanFlag(args, 'detach')) {
-      if (json) out(JSON.stringify({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId }));
+      if (json) outJson({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId });
       else out(CLI_RUN_TEXTS.detached(handle.workflowId));
       return 0;
     }

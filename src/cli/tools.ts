@@ -11,7 +11,7 @@ import { loadRoleFile } from '../config-file';
 import type { ToolsLogger } from '../tools/log';
 import { listToolsFile, type ToolListing } from '../tools/list';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
-import { err, out } from './io';
+import { err, out, outJson } from './io';
 
 /**
  * The command's texts, so tests can pin them.
@@ -54,7 +54,7 @@ export async function run(args: ParsedArgs): Promise<number> {
   const roleFile = args.positionals[0];
   const role = roleFile ? loadRoleFile(roleFile) : undefined;
   if (role && !role.config) {
-    if (json) out(JSON.stringify({ file: roleFile, valid: false, errors: role.errors }));
+    if (json) outJson({ file: roleFile, valid: false, errors: role.errors });
     else {
       for (const e of role.errors) out(formatIssue(e));
       out(CLI_TOOLS_TEXTS.invalid(roleFile, role.errors.length));
@@ -65,7 +65,7 @@ export async function run(args: ParsedArgs): Promise<number> {
   const r = await listToolsFile(file, { logger: cliLogger });
   if (json) {
     const tools = r.tools?.map((t) => (role ? { ...t, gated: gated(t) } : t));
-    out(JSON.stringify(tools ? { file, valid: true, tools } : { file, valid: false, errors: r.errors }));
+    outJson(tools ? { file, valid: true, tools } : { file, valid: false, errors: r.errors });
     return r.tools ? 0 : 1;
   }
   if (!r.tools) {

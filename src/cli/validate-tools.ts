@@ -10,18 +10,24 @@ import { deepTextOffset } from '../core/config/depth';
 import { formatIssue } from '../core/config/issues';
 import { loadToolsFile } from '../tools/file-load';
 import { ToolsFileSchema } from '../tools/file-schema';
-import { out } from './io';
+import { out, outJson } from './io';
 import { CLI_TEXTS } from './texts';
 
 /** The top-level keys of a tools file (from its schema). */
 const TOOLS_FILE_KEYS: ReadonlySet<string> = new Set(Object.keys(ToolsFileSchema.shape));
 
+/** The first key of a YAML text, read without parsing it (`mcp_servers` of `mcp_servers: [[[…`). */
+function firstKey(text: string): string | undefined {
+  return /^(?:[ \t]*(?:#.*)?\r?\n)*([A-Za-z_][\w-]*)[ \t]*:/.exec(text)?.[1];
+}
+
 /**
  * Whether YAML `text` is a mapping whose keys, one or more, are all tools-file keys. Text nested too
- * deep for the YAML reader is not read here (the role-file check reports it, located).
+ * deep for the YAML reader is not parsed here: it is a tools file when its first key is one, and the
+ * tools-file loader reports its depth, located.
  */
 function looksLikeToolsFile(text: string): boolean {
-  if (deepTextOffset(text) !== undefined) return false;
+  if (deepTextOffset(text) !== undefined) return TOOLS_FILE_KEYS.has(firstKey(text) ?? '');
   const top = parseDocument(text, { prettyErrors: false }).contents;
   return isMap(top) && top.items.length > 0 && top.items.every((p) => isScalar(p.key) && TOOLS_FILE_KEYS.has(String(p.key.value)));
 }
@@ -43,7 +49,7 @@ export function validateToolsFile(file: string, json: boolean): number {
   const summary = r.tools && { mcpServers: r.tools.servers.length, modules: r.tools.modules.length };
   if (json) {
     const found = { errors: r.errors.length, warnings: 0 };
-    out(JSON.stringify({ file, kind: 'tools', valid: r.errors.length === 0, errors: r.errors, warnings: [], found, ...(summary && { summary }) }));
+    outJson({ file, kind: 'tools', valid: r.errors.length === 0, errors: r.errors, warnings: [], found, ...(summary && { summary }) });
     return summary ? 0 : 1;
   }
   for (const e of r.errors) out(formatIssue(e));

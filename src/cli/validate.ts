@@ -8,7 +8,7 @@
 import { formatIssue } from '../core/config/issues';
 import { loadRoleFile } from '../config-file';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
-import { err, out } from './io';
+import { err, out, outJson } from './io';
 import { loadPlugins } from './plugins';
 import { CLI_TEXTS } from './texts';
 import { checkRoleTools } from '../tools/check-role';
@@ -36,7 +36,7 @@ export async function run(args: ParsedArgs): Promise<number> {
   const g = r.graph;
   if (booleanFlag(args, 'json')) {
     const summary = g && { agents: Object.keys(g.agents).length, edges: g.edges.length, loopGroups: g.loopGroups.length };
-    out(JSON.stringify({ file, kind: 'role', valid: r.errors.length === 0, errors: r.errors, warnings: r.warnings, found: r.found, ...(summary && { summary }) }));
+    outJson({ file, kind: 'role', valid: r.errors.length === 0, errors: r.errors, warnings: r.warnings, found: r.found, ...(summary && { summary }) });
     return r.errors.length ? 1 : 0;
   }
   for (const e of r.errors) out(formatIssue(e));

@@ -4,10 +4,13 @@
  * message and, for an activity, its type, attempt, workflow and the error's message. Never a stack
  * or a task token: the SDK's own format prints ~35 lines with both for every failed attempt.
  * `TROUPE_LOG_LEVEL` sets the level (trace, debug, info, warn, error; any case); at debug and trace
- * the SDK's own format, stacks included, is kept for whoever needs them.
+ * the SDK's own format, stacks included, is kept for whoever needs them. Every line is printable
+ * (`io.ts`): an endpoint's error body or a tool server's stderr can carry escape sequences.
  */
 import { DefaultLogger, IllegalStateError, Runtime, type LogEntry, type LogLevel, type LogMetadata, type Logger } from '@temporalio/worker';
+import { format } from 'node:util';
 import { METRICS_TEXTS, prometheusTelemetry } from '../telemetry/metrics';
+import { err } from './io';
 import { CLI_RUN_TEXTS } from './run-texts';
 
 /**
@@ -107,12 +110,22 @@ export function formatLogEntry(entry: LogEntry): string {
 }
 
 /**
- * The worker's logger at `level`: {@link formatLogEntry} lines through `write` (default stderr), or
- * the SDK's own format at debug and trace.
+ * An entry in the SDK's own format (its default log function's: the time, the level, the message and
+ * the metadata as `util.format` shows them), kept for debug and trace.
+ */
+function fullFormat(entry: LogEntry): string {
+  const date = new Date(Number(entry.timestampNanos / 1_000_000n));
+  return entry.meta === undefined ? `${format(date)} [${entry.level}] ${entry.message}` : `${format(date)} [${entry.level}] ${entry.message} ${format(entry.meta)}`;
+}
+
+/**
+ * The worker's logger at `level`: {@link formatLogEntry} lines, or the SDK's own format at debug and
+ * trace, through `write` (default: stderr, printable, since entries quote what endpoints and tool
+ * servers said; `io.ts`).
  * @internal exported for tests
  */
-export function workerLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Logger {
-  return FULL_FORMAT.has(level) ? new DefaultLogger(level) : new DefaultLogger(level, (entry) => write(formatLogEntry(entry)));
+export function workerLogger(level: LogLevel, write: (line: string) => void = err): Logger {
+  return new DefaultLogger(level, (entry) => write(FULL_FORMAT.has(level) ? fullFormat(entry) : formatLogEntry(entry)));
 }
 
 /**

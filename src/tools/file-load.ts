@@ -10,7 +10,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { formatPath, type ConfigIssue, type Path, type PathIssue } from '../core/config/issues';
-import { locate, positionOf, type Position } from '../core/config/locate';
+import { deepTextOffset, depthProblem } from '../core/config/depth';
+import { MAX_CONFIG_DEPTH } from '../core/config/limits';
+import { locate, positionInText, positionOf, type Position } from '../core/config/locate';
 import { closest } from '../core/config/did-you-mean';
 import { CONFIG_MESSAGES } from '../core/config/messages';
 import { parseWithIssues } from '../core/config/zod-issues';
@@ -40,7 +42,19 @@ export const TOOLS_FILE_MESSAGES = {
   notFolder: (dir: string) => `${dir} is not a folder`,
   readFile: CONFIG_MESSAGES.readFile,
   yamlValue: CONFIG_MESSAGES.yamlValue,
+  tooDeep: (max: number) =>
+    `nested more than ${max} levels deep; a tools file needs three (mcp_servers, a server, its env, args or headers), so this part cannot be meant (flatten it)`,
+  selfAlias: CONFIG_MESSAGES.selfAlias(''),
 } as const;
+
+/** What the YAML reader throws when a file is nested deeper than its recursion can go. */
+const STACK_EXHAUSTED = /Maximum call stack size exceeded/;
+
+/** A YAML reader's error in the loader's words. */
+function yamlMessage(code: string, message: string): string {
+  if (code === 'MULTIPLE_DOCS') return TOOLS_FILE_MESSAGES.multipleDocuments;
+  return STACK_EXHAUSTED.test(message) ? TOOLS_FILE_MESSAGES.tooDeep(MAX_CONFIG_DEPTH) : message;
+}
 
 interface ServerCommon {
   /** The server's key under `mcp_servers`. */
@@ -139,21 +153,27 @@ export function parseToolsFile(
   env: Environment,
   folderError: (dir: string) => string | undefined = () => undefined,
 ): ToolsFileResult {
+  // the YAML reader recurses once per level: a file nested thousands deep is refused before it is read,
+  // as a role file is (docs/semantics.md, "Bounds on hostile input")
+  const deep = deepTextOffset(text);
+  if (deep !== undefined) return { errors: [{ file, ...positionInText(text, deep), path: '', message: TOOLS_FILE_MESSAGES.tooDeep(MAX_CONFIG_DEPTH) }] };
   const lineCounter = new LineCounter();
   const doc: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const raw = (offset: number, message: string): ConfigIssue => ({ file, ...positionOf(lineCounter, offset), path: '', message });
   const located = (i: PathIssue): ConfigIssue => ({ file, ...at(i), path: formatPath(i.path), message: i.message });
   const at = (i: PathIssue): Position => locate(doc, lineCounter, i);
-  if (doc.errors.length > 0) {
-    return { errors: doc.errors.map((e) => raw(e.pos[0], e.code === 'MULTIPLE_DOCS' ? TOOLS_FILE_MESSAGES.multipleDocuments : e.message)) };
-  }
+  if (doc.errors.length > 0) return { errors: doc.errors.map((e) => raw(e.pos[0], yamlMessage(e.code, e.message))) };
   if (doc.contents === null) return { errors: [raw(0, TOOLS_FILE_MESSAGES.emptyDocument)] };
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: 100 });
   } catch (e) {
-    return { errors: [raw(0, TOOLS_FILE_MESSAGES.yamlValue((e as Error).message))] };
+    const message = (e as Error).message;
+    return { errors: [raw(0, STACK_EXHAUSTED.test(message) ? TOOLS_FILE_MESSAGES.tooDeep(MAX_CONFIG_DEPTH) : TOOLS_FILE_MESSAGES.yamlValue(message))] };
   }
+  // aliases can nest a value deeper than its text, or make it contain itself
+  const problem = depthProblem(data);
+  if (problem) return { errors: [located({ path: problem.path, message: problem.kind === 'cycle' ? TOOLS_FILE_MESSAGES.selfAlias : TOOLS_FILE_MESSAGES.tooDeep(MAX_CONFIG_DEPTH), at: 'key' })] };
 
   const issues: PathIssue[] = [];
   const top = parseWithIssues(ToolsFileTopSchema, data);

@@ -2,6 +2,7 @@
  * Where the tools library writes what a worker operator should see: server stderr lines, protocol
  * noise, reconnections. The worker passes its own logger; the default writes lines to stderr.
  */
+import { printable } from '../core/text/printable';
 
 /** A minimal logger (Temporal's worker logger and `console` both fit). */
 export interface ToolsLogger {
@@ -10,9 +11,8 @@ export interface ToolsLogger {
   error(message: string): void;
 }
 
+/** One message as a line on stderr, printable: a server's stderr and errors can carry escape sequences. */
+const line = (m: string) => void process.stderr.write(`${printable(m)}\n`);
+
 /** Writes each message as one line on the process's stderr. */
-export const stderrLogger: ToolsLogger = {
-  info: (m) => process.stderr.write(`${m}\n`),
-  warn: (m) => process.stderr.write(`${m}\n`),
-  error: (m) => process.stderr.write(`${m}\n`),
-};
+export const stderrLogger: ToolsLogger = { info: line, warn: line, error: line };

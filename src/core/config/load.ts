@@ -10,7 +10,7 @@ import { compileRole } from '../graph/compile';
 import type { CompiledGraph, TeamGraph } from '../graph/types';
 import { formatPath, type ConfigIssue, type Path, type PathIssue } from './issues';
 import { lenientConfig } from './lenient';
-import { locate, positionOf } from './locate';
+import { locate, positionInText, positionOf } from './locate';
 import { CONFIG_MESSAGES as M } from './messages';
 import { RoleConfigSchema, type RoleConfig } from './schema';
 import { parseWithIssues } from './zod-issues';
@@ -95,13 +95,6 @@ function findAlias(doc: Document, test: AliasTest): { offset: number; name: stri
 const unresolvedAlias = (doc: Document) => findAlias(doc, (alias) => alias.resolve(doc) === undefined);
 /** The first alias inside the node it names: its value would contain itself. */
 const selfAlias = (doc: Document) => findAlias(doc, (alias, ancestors) => ancestors.includes(alias.resolve(doc)));
-
-/** Line and column (1-based) of `offset` in `text`, before the text is parsed. */
-function positionInText(text: string, offset: number): { line: number; col: number } {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return { line, col: offset - before.lastIndexOf('\n') };
-}
 
 /** How many alias expansions a file may cause (yaml's defence against "billion laughs" files). */
 const MAX_ALIAS_COUNT = 100;

@@ -72,6 +72,13 @@ export function positionOf(lineCounter: LineCounter, offset: number): Position {
   return p.line === 0 ? { line: 1, col: offset + 1 } : p;
 }
 
+/** Line and column (1-based) of `offset` in `text`, before the text is parsed (a file too deep to parse). */
+export function positionInText(text: string, offset: number): Position {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, col: offset - before.lastIndexOf('\n') };
+}
+
 /** Locate a path issue in the document. */
 export function locate(doc: Document, lineCounter: LineCounter, issue: PathIssue): Position {
   return positionOf(lineCounter, locateOffset(doc, issue.path, issue.at));

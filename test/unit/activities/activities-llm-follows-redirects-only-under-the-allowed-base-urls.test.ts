@@ -2,7 +2,8 @@
  * A model call sends the worker's API key only to URLs under an allowed base URL, hop by hop
  * (src/activities/redirects.ts): a redirect under the allowed prefix is followed with the key; one to
  * another path of the same host, or to another host, ends the call at once, fatal, naming the target
- * and the allowed prefixes, and the target receives nothing; a loop stops after MAX_REDIRECTS hops.
+ * and the allowed prefixes, and the target receives nothing; one to another allowed host is followed
+ * without the key; a loop stops after MAX_REDIRECTS hops.
  * Real HTTP servers (test/helpers/mini-llm.ts), the real activity in a mock activity environment.
  */
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
@@ -110,13 +111,13 @@ describe('a model endpoint that redirects', () => {
     expect(elsewhere.requests).toHaveLength(0);
   });
 
-  test('to another host the worker lists in TROUPE_ALLOWED_BASE_URLS: followed with the key', async () => {
+  test('to another host the worker lists in TROUPE_ALLOWED_BASE_URLS: followed, without the key (another origin)', async () => {
     const listed = await server(() => ({ json: completion({ content: 'from the listed host' }) }));
     const a = await server(() => redirect(`${listed.url}/chat/completions`));
     const acts = createActivities({ baseUrl: a.url, env: { OPENAI_API_KEY: KEY, TROUPE_ALLOWED_BASE_URLS: listed.url } });
     const result = await runIn(activityEnv(), acts.callAgent, input());
     expect(result.text).toBe('from the listed host');
-    expect(listed.requests.map((r) => r.headers['authorization'])).toEqual([`Bearer ${KEY}`]);
+    expect(listed.requests.map((r) => r.headers['authorization'])).toEqual([undefined]);
   });
 
   test("a worker that trusts its roles (troupe dev) follows only under the model's own base URL", async () => {

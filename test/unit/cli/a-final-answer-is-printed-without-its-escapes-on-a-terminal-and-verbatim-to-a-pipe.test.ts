@@ -11,7 +11,7 @@ const result = { status: 'completed', reason: 'exit', reasonText: '', usage: { a
 
 function printed(terminal: boolean): string[] {
   const lines: string[] = [];
-  printResult(result, (s) => lines.push(s), terminal);
+  printResult(result, (s) => lines.push(s), terminal, (s) => lines.push(s));
   return lines;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The read cap of HTTP MCP replies (src/tools/mcp-read-cap.ts): the counting stream passes a body under
- * the cap unchanged and cancels one over it; the capped fetch counts POST replies only, and tells of an
- * overflow only for a successful reply; the error replies it makes and their classification as the
+ * the cap unchanged and cancels one over it; the capped fetch counts POST replies whole and the
+ * notification stream per event, and tells of an overflow only for a successful reply; the error replies it makes and their classification as the
  * tool's answer; and, against a real HTTP server whose reply is 4 MiB (as JSON and as SSE), an `error`
  * outcome with the cap's text, the server read no further, no reconnection, and the connection still
  * answering the next call.
@@ -91,12 +91,14 @@ describe('the capped fetch', () => {
     expect(told).toEqual(['{"jsonrpc":"2.0","id":3,"method":"tools/call"}']);
   });
 
-  it('leaves a GET (the notification stream) unread and uncounted', async () => {
-    const original = big();
-    const capped = cappedFetch(1024, () => undefined, async () => original);
-    const response = await capped('http://127.0.0.1/mcp', { method: 'GET' });
-    expect(response).toBe(original);
-    expect((await response.arrayBuffer()).byteLength).toBe(3000);
+  it('holds each event of a GET (the notification stream) to the cap, not the whole stream', async () => {
+    const event = `data: ${'x'.repeat(900)}\n\n`;
+    const told: unknown[] = [];
+    const many = cappedFetch(1024, (body) => told.push(body), async () => new Response(event.repeat(10), { status: 200 }));
+    expect((await (await many('http://127.0.0.1/mcp', { method: 'GET' })).text()).length).toBe(event.length * 10);
+    const one = cappedFetch(1024, (body) => told.push(body), async () => new Response(`data: ${'x'.repeat(2000)}\n\n`, { status: 200 }));
+    await expect((await one('http://127.0.0.1/mcp', { method: 'GET' })).text()).rejects.toBeInstanceOf(McpReplyTooLargeError);
+    expect(told).toEqual([]);
   });
 
   it('only cuts a failed reply (the SDK still reports its status) and keeps the status, headers and URL', async () => {
