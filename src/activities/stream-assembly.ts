@@ -46,8 +46,9 @@ export class CompletionAssembler {
     if (!this.model && typeof chunk.model === 'string') this.model = chunk.model;
     if (chunk.system_fingerprint) this.systemFingerprint = chunk.system_fingerprint;
     if (chunk.service_tier) this.serviceTier = chunk.service_tier;
-    // the last report wins: servers that count as they go send a growing usage on every chunk
-    if (chunk.usage && typeof chunk.usage === 'object') this.usage = chunk.usage;
+    // the last report wins: servers that count as they go send a growing usage on every chunk; any
+    // value but null counts as reported, and is judged as usage later (core/llm/reported-usage.ts)
+    if (chunk.usage !== undefined && chunk.usage !== null) this.usage = chunk.usage;
     let text = '';
     for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
       const index = typeof choice?.index === 'number' ? choice.index : 0;

@@ -44,6 +44,14 @@ export const ACTIVITY_TEXTS = {
     usageEstimated: (kind: LlmKind, agent: string, url: string) =>
       `${kind} ${agent}: the endpoint ${url} streamed its reply without usage (stream_options.include_usage ignored); ` +
       'this call\'s tokens are estimated from its characters, and this worker no longer streams to it, so later calls count what it reports',
+    /** A whole reply without usage: the call's tokens are estimated (said once per run and endpoint). */
+    usageAbsent: (kind: LlmKind, agent: string, url: string) =>
+      `${kind} ${agent}: the endpoint ${url} reported no usage; this call's tokens are estimated from its characters` +
+      ' (later calls of this run to it that do the same are estimated without another warning)',
+    /** Usage that is not token counts (core/llm/reported-usage.ts): the call's tokens are estimated (said once per run and endpoint). */
+    usageNonsense: (kind: LlmKind, agent: string, url: string, why: string) =>
+      `${kind} ${agent}: the endpoint ${url} reported usage that is not token counts (${why}); this call's tokens are estimated from its characters` +
+      ' (later calls of this run to it that do the same are estimated without another warning)',
     localDetail: (error: string) =>
       `the request could not be built or sent because of an error on the worker's side (not retried): ${error}`,
     local: (kind: LlmKind, agent: string, error: string) => `${kind} ${agent}: ${ACTIVITY_TEXTS.llm.localDetail(error)}`,

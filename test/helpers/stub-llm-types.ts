@@ -53,6 +53,12 @@ export interface StubStep {
   /** Wait before answering; a client abort during the wait is recorded. */
   delayMs?: number;
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /**
+   * The `usage` value sent exactly as given instead of `usage` (any JSON value, `null` included), as
+   * an endpoint reporting nonsense does (`{prompt_tokens: -5}`, `"00NaN"`); a stream carries it in its
+   * usage chunk (none when it is falsy).
+   */
+  rawUsage?: unknown;
   finishReason?: string;
   model?: string;
   /** Never answer: the request stays open until the client aborts or the stub closes. */

@@ -297,7 +297,7 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
           logprobs: null,
         },
       ],
-      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      usage: 'rawUsage' in step ? (step.rawUsage as CompletionShape['usage']) : { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
     };
     if (!wantsStream(body)) return send(res, rec, status, completion, extra, { resetMidBody: step.resetMidBody });
     // a reset mid-body cuts a stream after the same share of its chunks
