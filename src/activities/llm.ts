@@ -12,10 +12,12 @@ import type { ResolvedModel } from '../core/graph/types';
 import { encodeHeaderValue, FAILURE_TYPES, TROUPE_HEADERS, type LlmFailureDetails } from '../core/llm/contract';
 import type { TokenCounts } from '../core/conditions/view';
 import { LiveTextBuffer } from '../core/observe/live';
+import { replyCaps, type ReplyCaps } from '../core/llm/reply-caps';
 import { checkModelEndpoint, endpointPolicy, ENDPOINT_SETTINGS, shownUrl, workerBaseUrl, type EndpointPolicy } from './endpoints';
 import type { LlmEndpointOptions } from './endpoints';
 import { observeModelCall } from '../telemetry/metrics';
 import { callIdOf } from './identity';
+import { cappedErrorBodies } from './error-bodies';
 import { allowedPrefixFetch, redirectPrefixes, redirectRefusal } from './redirects';
 import { details, errorLike, FATAL_STATUSES, readResponse } from './responses';
 import { neverStream, rememberRefusesStreaming, streamingOn, streamsTo } from './stream-policy';
@@ -92,7 +94,8 @@ function sharedClient(baseURL: string | undefined, apiKey: string, prefixes: str
   let client = clients.get(key);
   if (!client) {
     if (clients.size >= MAX_CLIENTS) clients.clear();
-    client = new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 60_000, fetch: allowedPrefixFetch(prefixes) });
+    // redirects followed only within the allowed prefixes; an error's body read within its bound
+    client = new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 60_000, fetch: cappedErrorBodies(allowedPrefixFetch(prefixes)) });
     if (!stream) neverStream(client);
     clients.set(key, client);
   }
@@ -108,13 +111,15 @@ export interface LlmCallScope {
   deadlineMs: number;
   /** The activity's start-to-close timeout: the role's `timeout_ms`, for messages. */
   timeoutMs?: number;
+  /** What one reply may hold (the model's `max_reply_bytes` and `max_event_bytes`, core/llm/reply-caps.ts). */
+  caps: ReplyCaps;
 }
 
-/** Opens the scope of one activity execution; call it first thing in the activity. */
-export function openCallScope(kind: LlmKind, agent: string, workflowId: string, fallbackTimeoutMs: number): LlmCallScope {
+/** Opens the scope of one activity execution on `model`; call it first thing in the activity. */
+export function openCallScope(kind: LlmKind, agent: string, workflowId: string, fallbackTimeoutMs: number, model?: ResolvedModel): LlmCallScope {
   const startToClose = Context.current().info.startToCloseTimeoutMs;
   const budget = startToClose > 0 ? startToClose : fallbackTimeoutMs;
-  return { kind, agent, workflowId, deadlineMs: Date.now() + budget, timeoutMs: budget };
+  return { kind, agent, workflowId, deadlineMs: Date.now() + budget, timeoutMs: budget, caps: replyCaps(model) };
 }
 
 /**
@@ -225,7 +230,7 @@ async function sendRequest(
         },
       })
       .asResponse();
-    const read = await readResponse(response, scope, onText);
+    const read = await readResponse(response, { ...scope, endpoint: shownUrl(client.baseURL) }, onText);
     const requestId = response.headers.get('x-request-id') ?? undefined;
     // what the endpoint reported when it is usage, else an estimate with its warning (./usage.ts)
     const { usage, warnings } = requestUsage(client, body, read, scope);
