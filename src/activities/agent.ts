@@ -32,7 +32,7 @@ export const AGENT_LIMITS = {
 /** Builds the agent activity for a client factory (the worker binds the endpoint options). */
 export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
   return async function callAgent(input: AgentCallInput): Promise<AgentCallResult> {
-    const scope = openCallScope('agent', input.agent, input.workflowId, input.timeoutMs);
+    const scope = openCallScope('agent', input.agent, input.workflowId, input.timeoutMs, input.model);
     const client = clientFor(input);
     const handoffs = input.handoffs ?? [];
     const tools = [...toolDefinitions(input.tools), ...handoffs.map(handoffDefinition)];

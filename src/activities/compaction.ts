@@ -15,7 +15,7 @@ import { ACTIVITY_TEXTS } from './texts';
 /** Builds the compaction activity for a client factory (the worker binds the endpoint options). */
 export function makeCompactTranscript(clientFor: (input: CompactionInput) => OpenAI) {
   return async function compactTranscript(input: CompactionInput): Promise<CompactionResult> {
-    const scope = openCallScope('compaction', input.agent, input.workflowId, input.timeoutMs);
+    const scope = openCallScope('compaction', input.agent, input.workflowId, input.timeoutMs, input.model);
     const response = await chatCompletion(
       clientFor(input),
       {

@@ -35,7 +35,7 @@ export const VERDICT_RESPONSE_FORMAT = {
 /** Builds the judge activity for a client factory (the worker binds the endpoint options). */
 export function makeJudgeConvergence(clientFor: (input: JudgeInput) => OpenAI) {
   return async function judgeConvergence(input: JudgeInput): Promise<JudgeResult> {
-    const scope = openCallScope('judge', input.agent, input.workflowId, input.timeoutMs);
+    const scope = openCallScope('judge', input.agent, input.workflowId, input.timeoutMs, input.model);
     const client = clientFor(input);
     let response: ChatResponse;
     try {

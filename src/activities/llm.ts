@@ -12,14 +12,16 @@ import type { ResolvedModel } from '../core/graph/types';
 import { encodeHeaderValue, FAILURE_TYPES, TROUPE_HEADERS, type LlmFailureDetails } from '../core/llm/contract';
 import type { TokenCounts } from '../core/conditions/view';
 import { LiveTextBuffer } from '../core/observe/live';
-import { estimateMessagesTokens, estimateTokens } from '../core/prompts/bounds';
+import { replyCaps, type ReplyCaps } from '../core/llm/reply-caps';
 import { checkModelEndpoint, endpointPolicy, ENDPOINT_SETTINGS, shownUrl, workerBaseUrl, type EndpointPolicy } from './endpoints';
 import type { LlmEndpointOptions } from './endpoints';
 import { observeModelCall } from '../telemetry/metrics';
 import { callIdOf } from './identity';
+import { cappedErrorBodies } from './error-bodies';
 import { allowedPrefixFetch, redirectPrefixes, redirectRefusal } from './redirects';
 import { details, errorLike, FATAL_STATUSES, readResponse } from './responses';
-import { firstStreamWithoutUsage, neverStream, rememberRefusesStreaming, streamingOn, streamsTo } from './stream-policy';
+import { neverStream, rememberRefusesStreaming, streamingOn, streamsTo } from './stream-policy';
+import { requestUsage } from './usage';
 import { ACTIVITY_TEXTS } from './texts';
 import { tracedModelCall } from '../telemetry/tracing';
 
@@ -92,7 +94,8 @@ function sharedClient(baseURL: string | undefined, apiKey: string, prefixes: str
   let client = clients.get(key);
   if (!client) {
     if (clients.size >= MAX_CLIENTS) clients.clear();
-    client = new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 60_000, fetch: allowedPrefixFetch(prefixes, { secrets: [apiKey] }) });
+    // redirects followed only within the allowed prefixes; an error's body read within its bound
+    client = new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 60_000, fetch: cappedErrorBodies(allowedPrefixFetch(prefixes, { secrets: [apiKey] })) });
     if (!stream) neverStream(client);
     clients.set(key, client);
   }
@@ -108,13 +111,15 @@ export interface LlmCallScope {
   deadlineMs: number;
   /** The activity's start-to-close timeout: the role's `timeout_ms`, for messages. */
   timeoutMs?: number;
+  /** What one reply may hold (the model's `max_reply_bytes` and `max_event_bytes`, core/llm/reply-caps.ts). */
+  caps: ReplyCaps;
 }
 
-/** Opens the scope of one activity execution; call it first thing in the activity. */
-export function openCallScope(kind: LlmKind, agent: string, workflowId: string, fallbackTimeoutMs: number): LlmCallScope {
+/** Opens the scope of one activity execution on `model`; call it first thing in the activity. */
+export function openCallScope(kind: LlmKind, agent: string, workflowId: string, fallbackTimeoutMs: number, model?: ResolvedModel): LlmCallScope {
   const startToClose = Context.current().info.startToCloseTimeoutMs;
   const budget = startToClose > 0 ? startToClose : fallbackTimeoutMs;
-  return { kind, agent, workflowId, deadlineMs: Date.now() + budget, timeoutMs: budget };
+  return { kind, agent, workflowId, deadlineMs: Date.now() + budget, timeoutMs: budget, caps: replyCaps(model) };
 }
 
 /**
@@ -225,13 +230,12 @@ async function sendRequest(
         },
       })
       .asResponse();
-    const read = await readResponse(response, scope, onText);
+    const read = await readResponse(response, { ...scope, endpoint: shownUrl(client.baseURL) }, onText);
     const requestId = response.headers.get('x-request-id') ?? undefined;
-    if (read.usageReported || !read.streamed) return { completion: read.completion, requestId, usage: usageOf(read.completion) };
-    // a stream without its usage chunk: estimated, never a silent 0 (docs/observability.md, "Live output")
-    const warnings = firstStreamWithoutUsage(client) ? [ACTIVITY_TEXTS.llm.usageEstimated(scope.kind, scope.agent, shownUrl(client.baseURL))] : [];
+    // what the endpoint reported when it is usage, else an estimate with its warning (./usage.ts)
+    const { usage, warnings } = requestUsage(client, body, read, scope);
     for (const warning of warnings) ctx.log.warn(warning);
-    return { completion: read.completion, requestId, usage: estimatedUsage(body, read.completion), ...(warnings.length > 0 ? { warnings } : {}) };
+    return { completion: read.completion, requestId, usage, ...(warnings.length > 0 ? { warnings } : {}) };
   } catch (err) {
     if (ctx.cancellationSignal.aborted) throw cancelledFailure(ctx.cancellationSignal.reason);
     // the deadline's abort may surface as a stream cut off: it is the timeout all the same
@@ -392,27 +396,6 @@ function llmFailureDetails(err: unknown): LlmFailureDetails | undefined {
   if (!(err instanceof ApplicationFailure)) return undefined;
   const first = err.details?.[0] as LlmFailureDetails | undefined;
   return first && typeof first === 'object' && typeof first.message === 'string' ? first : undefined;
-}
-
-/** Token usage reported by one completion (zeros when the endpoint reports none). */
-function usageOf(completion: ChatCompletion): TokenCounts {
-  const prompt = completion.usage?.prompt_tokens ?? 0;
-  const output = completion.usage?.completion_tokens ?? 0;
-  return { promptTokens: prompt, completionTokens: output, totalTokens: completion.usage?.total_tokens ?? prompt + output };
-}
-
-/**
- * Tokens of a call whose stream reported none: the prompt and the reply estimated from their
- * characters, as context windows are (core/prompts/bounds.ts).
- */
-function estimatedUsage(body: ChatCompletionCreateParamsNonStreaming, completion: ChatCompletion): TokenCounts {
-  const promptTokens = estimateMessagesTokens(
-    body.messages.map((m) => ({ role: 'user' as const, content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '') })),
-  );
-  const message = completion.choices[0]?.message;
-  const written = `${message?.content ?? ''}${message?.refusal ?? ''}${message?.tool_calls ? JSON.stringify(message.tool_calls) : ''}`;
-  const completionTokens = estimateTokens(written);
-  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
 }
 
 const STREAMING_REJECTED = /\bstream(_options|ing)?\b|include_usage/i;

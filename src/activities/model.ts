@@ -74,7 +74,7 @@ function wireMessages(messages: readonly LoopMessage[]): ChatCompletionMessagePa
 /** Builds the model-call activity for a client factory (the worker binds the endpoint options). */
 export function makeCallModel(clientFor: (input: ModelCallInput) => OpenAI) {
   return async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
-    const scope = openCallScope('agent', input.agent, input.workflowId, input.timeoutMs);
+    const scope = openCallScope('agent', input.agent, input.workflowId, input.timeoutMs, input.model);
     const client = clientFor(input);
     const messages = wireMessages(input.messages);
     const warnings: string[] = [];

@@ -5,11 +5,16 @@
  * completion without a choice are retried; an `error` object (some gateways answer 200 with one, and
  * streams may end with one) fails at once when its code is a status that cannot succeed (400, 401,
  * 403, 404, 422), else is retried. Every failure carries the response's status and request id.
+ *
+ * A body is read in pieces and counted: past the call's `max_reply_bytes`, or one server-sent event
+ * past its `max_event_bytes` (core/llm/reply-caps.ts), the read stops and the call fails without a
+ * retry, naming the endpoint, the cap and the setting that raises it. Nothing is held beyond a cap.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { FAILURE_TYPES, type LlmFailureDetails } from '../core/llm/contract';
-import { looksLikeSse, SseDecoder, type SseEvent } from './sse';
+import { bytesText, REPLY_CAPS, replyCaps, type ReplyCaps } from '../core/llm/reply-caps';
+import { looksLikeSse, SseDecoder, SseEventTooLargeError, type SseEvent } from './sse';
 import { CompletionAssembler } from './stream-assembly';
 import { ACTIVITY_TEXTS } from './texts';
 
@@ -18,10 +23,12 @@ type LlmKind = LlmFailureDetails['kind'];
 /** Statuses that cannot succeed on a retry. */
 export const FATAL_STATUSES = new Set([400, 401, 403, 404, 422]);
 
-/** Who made the request, for messages. */
+/** Who made the request and to which endpoint (its shown URL), for messages, and the caps its reply is held to (default: the defaults). */
 interface Caller {
   kind: LlmKind;
   agent: string;
+  endpoint?: string;
+  caps?: ReplyCaps;
 }
 
 /** A body read whole. */
@@ -57,7 +64,7 @@ function errorText(err: unknown): string {
 
 /** The start of a body, for a diagnostic: at most 200 characters on one line. */
 function snippet(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = text.slice(0, 1000).replace(/\s+/g, ' ').trim();
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
 
@@ -71,13 +78,25 @@ function embeddedStatus(error: Record<string, unknown>): number | undefined {
 }
 
 /** Builds the failures of one response: its status and request id go into each. */
-function failuresOf(response: Response, { kind, agent }: Caller) {
+function failuresOf(response: Response, { kind, agent, endpoint = ACTIVITY_TEXTS.llm.theEndpoint, caps = replyCaps(undefined) }: Caller) {
   const requestId = response.headers.get('x-request-id') ?? undefined;
   const status = response.status;
   const retryable = (message: string, detail: string, at = status) =>
     ApplicationFailure.create({ type: FAILURE_TYPES.retryable, message, details: [details(kind, detail, at, requestId)] });
+  const fatal = (message: string, detail: string) =>
+    ApplicationFailure.create({ type: FAILURE_TYPES.fatal, nonRetryable: true, message, details: [details(kind, detail, status, requestId)] });
   return {
     retryable,
+    /** The reply passed `max_reply_bytes`. */
+    replyTooLarge: () => {
+      const words = [kind, agent, endpoint, bytesText(caps.replyBytes), bytesText(REPLY_CAPS.maxReplyBytes)] as const;
+      return fatal(ACTIVITY_TEXTS.llm.replyTooLarge(...words), ACTIVITY_TEXTS.llm.replyTooLargeDetail(...words));
+    },
+    /** One server-sent event (or line) passed `max_event_bytes`. */
+    eventTooLarge: () => {
+      const words = [kind, agent, endpoint, bytesText(caps.eventBytes), bytesText(REPLY_CAPS.maxEventBytes)] as const;
+      return fatal(ACTIVITY_TEXTS.llm.eventTooLarge(...words), ACTIVITY_TEXTS.llm.eventTooLargeDetail(...words));
+    },
     cutOff: (why: string) => retryable(ACTIVITY_TEXTS.llm.connection(kind, agent, why), why),
     malformed: (why: string) => retryable(ACTIVITY_TEXTS.llm.malformedBody(kind, agent, why, requestId), why),
     noChoice: () => retryable(ACTIVITY_TEXTS.llm.malformed(kind, agent, requestId), ACTIVITY_TEXTS.llm.noChoice),
@@ -108,16 +127,11 @@ function isAbort(err: unknown): boolean {
  */
 export async function readResponse(response: Response, caller: Caller, onText: (delta: string) => void): Promise<ReadCompletion> {
   const fail = failuresOf(response, caller);
+  const caps = caller.caps ?? replyCaps(undefined);
   const type = response.headers.get('content-type') ?? '';
-  if (/text\/event-stream/i.test(type) && response.body) return readStream(response.body, fail, onText);
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (err) {
-    if (isAbort(err)) throw err;
-    throw fail.cutOff(ACTIVITY_TEXTS.llm.bodyCutOff(errorText(err)));
-  }
-  if (looksLikeSse(text)) return readStream(new Blob([text]).stream(), fail, onText);
+  if (/text\/event-stream/i.test(type) && response.body) return readStream(response.body, caps, fail, onText);
+  const text = await readWhole(response.body, caps.replyBytes, fail);
+  if (looksLikeSse(text)) return readStream(new Blob([text]).stream(), caps, fail, onText);
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -133,15 +147,54 @@ export async function readResponse(response: Response, caller: Caller, onText: (
 }
 
 /**
+ * A body read whole as text, in pieces counted against `maxBytes`: past it the read stops (the rest
+ * is never fetched) and the reply-cap failure is thrown; a body cut off is a connection error.
+ */
+async function readWhole(body: ReadableStream<Uint8Array> | null, maxBytes: number, fail: Failures): Promise<string> {
+  if (!body) return '';
+  const reader = body.getReader();
+  const pieces: Uint8Array[] = [];
+  let total = 0;
+  let ended = false;
+  try {
+    for (;;) {
+      let read: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        read = await reader.read();
+      } catch (err) {
+        if (isAbort(err)) throw err;
+        throw fail.cutOff(ACTIVITY_TEXTS.llm.bodyCutOff(errorText(err)));
+      }
+      if (read.done) {
+        ended = true;
+        break;
+      }
+      total += read.value.byteLength;
+      if (total > maxBytes) throw fail.replyTooLarge();
+      pieces.push(read.value);
+    }
+  } finally {
+    if (!ended) reader.cancel().catch(() => undefined);
+  }
+  const whole = new Uint8Array(total);
+  let at = 0;
+  for (const piece of pieces) {
+    whole.set(piece, at);
+    at += piece.byteLength;
+  }
+  return new TextDecoder().decode(whole);
+}
+
+/**
  * Reads server-sent chunks until `[DONE]` (or the end of a body whose every choice has finished),
  * assembling the completion. An event that is not JSON, an `error` event or object, and a stream
- * that ends, or breaks, before the reply is complete are failures.
+ * that ends, or breaks, before the reply is complete are failures; so is a stream past its caps.
  */
-async function readStream(body: ReadableStream<Uint8Array>, fail: Failures, onText: (delta: string) => void): Promise<ReadCompletion> {
+async function readStream(body: ReadableStream<Uint8Array>, caps: ReplyCaps, fail: Failures, onText: (delta: string) => void): Promise<ReadCompletion> {
   const reader = body.getReader();
-  const utf8 = new TextDecoder();
-  const sse = new SseDecoder();
+  const sse = new SseDecoder(caps.eventBytes);
   const assembler = new CompletionAssembler();
+  let received = 0;
   let done = false;
   let ended = false;
   const take = (events: SseEvent[]) => {
@@ -166,11 +219,17 @@ async function readStream(body: ReadableStream<Uint8Array>, fail: Failures, onTe
       }
       if (read.done) {
         ended = true;
-        take(sse.push(utf8.decode()));
         take(sse.end());
         break;
       }
-      take(sse.push(utf8.decode(read.value, { stream: true })));
+      received += read.value.byteLength;
+      if (received > caps.replyBytes) throw fail.replyTooLarge();
+      try {
+        take(sse.push(read.value));
+      } catch (err) {
+        if (err instanceof SseEventTooLargeError) throw fail.eventTooLarge();
+        throw err;
+      }
     }
   } finally {
     // a stream left early (`[DONE]`, an error event) is released; one that ended needs nothing

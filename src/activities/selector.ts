@@ -43,7 +43,7 @@ export function makeSelectSpeaker(clientFor: (input: { agent: string; model: Res
     if (input.candidates.length <= 1) {
       return { ...(input.candidates[0] !== undefined ? { speaker: input.candidates[0] } : {}), attempts: 0, usage: NO_USAGE, rejected };
     }
-    const scope = openCallScope('selector', SELECTOR_LIMITS.caller, input.workflowId, input.timeoutMs);
+    const scope = openCallScope('selector', SELECTOR_LIMITS.caller, input.workflowId, input.timeoutMs, input.model);
     const client = clientFor({ agent: SELECTOR_LIMITS.caller, model: input.model });
     const messages: ChatCompletionMessageParam[] = [
       { role: 'system', content: input.prompt },

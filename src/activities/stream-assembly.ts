@@ -26,6 +26,10 @@ interface ChoiceParts {
   toolCalls: Map<number, ToolCallParts>;
   /** The `index` of the tool call the last fragment went to (for fragments that carry none). */
   lastCall?: number;
+  /** One past the highest `index` so far: where a call without one goes. */
+  nextIndex: number;
+  /** The `index` of each call by its `id`, for fragments that carry an id and no index. */
+  byId: Map<string, number>;
   finishReason: ChatCompletion.Choice['finish_reason'] | null;
 }
 
@@ -46,8 +50,9 @@ export class CompletionAssembler {
     if (!this.model && typeof chunk.model === 'string') this.model = chunk.model;
     if (chunk.system_fingerprint) this.systemFingerprint = chunk.system_fingerprint;
     if (chunk.service_tier) this.serviceTier = chunk.service_tier;
-    // the last report wins: servers that count as they go send a growing usage on every chunk
-    if (chunk.usage && typeof chunk.usage === 'object') this.usage = chunk.usage;
+    // the last report wins: servers that count as they go send a growing usage on every chunk; any
+    // value but null counts as reported, and is judged as usage later (core/llm/reported-usage.ts)
+    if (chunk.usage !== undefined && chunk.usage !== null) this.usage = chunk.usage;
     let text = '';
     for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
       const index = typeof choice?.index === 'number' ? choice.index : 0;
@@ -116,7 +121,7 @@ export class CompletionAssembler {
   private choice(index: number): ChoiceParts {
     let parts = this.choices.get(index);
     if (!parts) {
-      parts = { content: '', refusal: '', toolCalls: new Map(), finishReason: null };
+      parts = { content: '', refusal: '', toolCalls: new Map(), nextIndex: 0, byId: new Map(), finishReason: null };
       this.choices.set(index, parts);
     }
     return parts;
@@ -127,23 +132,31 @@ export class CompletionAssembler {
  * Adds one tool-call fragment to its call. The first fragment of a call brings its `index`, `id`,
  * name and `arguments: ''`; later ones the same `index` and a piece of the arguments. A fragment
  * without an `index` (some servers send whole calls) goes to the call with its `id`, to a new call
- * when the id is new, else to the call of the previous fragment.
+ * when the id is new, else to the call of the previous fragment. Constant work per fragment (maps
+ * by id and the next free index), so a stream of many calls costs what its bytes do.
  */
 function addFragment(parts: ChoiceParts, fragment: ChatCompletionChunk.Choice.Delta.ToolCall): void {
   const id = typeof fragment.id === 'string' && fragment.id !== '' ? fragment.id : undefined;
   let index: number;
   if (typeof fragment.index === 'number') index = fragment.index;
   else {
-    const byId = id === undefined ? undefined : [...parts.toolCalls.entries()].find(([, t]) => t.id === id)?.[0];
-    const next = parts.toolCalls.size === 0 ? 0 : Math.max(...parts.toolCalls.keys()) + 1;
-    index = byId ?? (id !== undefined ? next : (parts.lastCall ?? next));
+    const byId = id === undefined ? undefined : parts.byId.get(id);
+    index = byId ?? (id !== undefined ? parts.nextIndex : (parts.lastCall ?? parts.nextIndex));
   }
   let call = parts.toolCalls.get(index);
   if (!call) {
     call = { id: '', name: '', arguments: '' };
     parts.toolCalls.set(index, call);
+    // an index past every safe integer (1e308) leaves the next free one where it was
+    if (index >= parts.nextIndex && Number.isSafeInteger(index + 1)) parts.nextIndex = index + 1;
   }
-  if (id !== undefined) call.id = id;
+  if (id !== undefined) {
+    if (call.id !== id) {
+      if (parts.byId.get(call.id) === index) parts.byId.delete(call.id);
+      if (!parts.byId.has(id)) parts.byId.set(id, index);
+    }
+    call.id = id;
+  }
   // a name is sent once; a server that repeats it on every fragment repeats it whole
   if (typeof fragment.function?.name === 'string' && fragment.function.name !== '') call.name = fragment.function.name;
   if (typeof fragment.function?.arguments === 'string') call.arguments += fragment.function.arguments;

@@ -17,6 +17,16 @@ function timeoutSetting(kind: LlmKind, agent: string): string {
   return `agents.${agent}.timeout_ms (or model.timeout_ms)`;
 }
 
+/**
+ * The role setting of a call's reply cap `key` (`max_reply_bytes`, `max_event_bytes`): the agent's
+ * model (compaction runs on it too), the judge's, the selector's, else the role's `model`.
+ */
+function capSetting(kind: LlmKind, agent: string, key: string): string {
+  if (kind === 'judge') return `judge.model.${key} (or model.${key})`;
+  if (kind === 'selector') return `collaboration.selector.model.${key} (or model.${key})`;
+  return `agents.${agent}.model.${key} (or model.${key})`;
+}
+
 export const ACTIVITY_TEXTS = {
   /** Failure message texts, kept together so tests pin them. */
   llm: {
@@ -44,6 +54,28 @@ export const ACTIVITY_TEXTS = {
     usageEstimated: (kind: LlmKind, agent: string, url: string) =>
       `${kind} ${agent}: the endpoint ${url} streamed its reply without usage (stream_options.include_usage ignored); ` +
       'this call\'s tokens are estimated from its characters, and this worker no longer streams to it, so later calls count what it reports',
+    /** A whole reply without usage: the call's tokens are estimated (said once per run and endpoint). */
+    usageAbsent: (kind: LlmKind, agent: string, url: string) =>
+      `${kind} ${agent}: the endpoint ${url} reported no usage; this call's tokens are estimated from its characters` +
+      ' (later calls of this run to it that do the same are estimated without another warning)',
+    /** Usage that is not token counts (core/llm/reported-usage.ts): the call's tokens are estimated (said once per run and endpoint). */
+    usageNonsense: (kind: LlmKind, agent: string, url: string, why: string) =>
+      `${kind} ${agent}: the endpoint ${url} reported usage that is not token counts (${why}); this call's tokens are estimated from its characters` +
+      ' (later calls of this run to it that do the same are estimated without another warning)',
+    /** How a message names an endpoint whose URL it was not given. */
+    theEndpoint: 'the endpoint',
+    /** A reply past `max_reply_bytes` (core/llm/reply-caps.ts): not retried. The detail is what the run's diagnostics show. */
+    replyTooLarge: (kind: LlmKind, agent: string, url: string, cap: string, max: string) =>
+      `${kind} ${agent}: ${ACTIVITY_TEXTS.llm.replyTooLargeDetail(kind, agent, url, cap, max)}`,
+    replyTooLargeDetail: (kind: LlmKind, agent: string, url: string, cap: string, max: string) =>
+      `the reply from ${url} passed ${cap}, the cap on one model reply; not retried, as the next attempt would read the same. ` +
+      `A model that writes more needs a larger cap: raise ${capSetting(kind, agent, 'max_reply_bytes')}, at most ${max}`,
+    /** One server-sent line or event past `max_event_bytes`: not retried. */
+    eventTooLarge: (kind: LlmKind, agent: string, url: string, cap: string, max: string) =>
+      `${kind} ${agent}: ${ACTIVITY_TEXTS.llm.eventTooLargeDetail(kind, agent, url, cap, max)}`,
+    eventTooLargeDetail: (kind: LlmKind, agent: string, url: string, cap: string, max: string) =>
+      `one server-sent event from ${url} passed ${cap} before it ended, the cap on one event; not retried, as the next attempt would read the same. ` +
+      `An endpoint that sends more in one event needs a larger cap: raise ${capSetting(kind, agent, 'max_event_bytes')}, at most ${max}`,
     localDetail: (error: string) =>
       `the request could not be built or sent because of an error on the worker's side (not retried): ${error}`,
     local: (kind: LlmKind, agent: string, error: string) => `${kind} ${agent}: ${ACTIVITY_TEXTS.llm.localDetail(error)}`,

@@ -7,6 +7,7 @@
  * with the run's end if it has ended.
  */
 import { queryStatus, queryTranscript, waitResult, type RunHandle } from '../client';
+import { usdSpentText } from '../core/budgets/ledger';
 import { statusAndReason } from '../core/ending/final-line';
 import type { RunStatusView } from '../core/ending/result';
 import { inFlightEntries, type InFlightEntry } from '../core/observe/in-flight';
@@ -60,7 +61,7 @@ function printStatus(s: StatusWithText, children: Array<{ agent: string; status:
   }
   for (const [group, n] of Object.entries(s.iterations)) out(`loop ${group}: ${n}`);
   const u = s.usage;
-  out(`usage: ${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out), $${u.costUsd.toFixed(4)}, ${u.agentCalls} agent calls, ${u.judgeCalls} judge calls${u.toolCalls ? `, ${u.toolCalls.total} tool calls` : ''}`);
+  out(`usage: ${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out), ${usdSpentText(u.costUsd)}, ${u.agentCalls} agent calls, ${u.judgeCalls} judge calls${u.toolCalls ? `, ${u.toolCalls.total} tool calls` : ''}`);
   if (s.goal) out(`goal: ${s.goal.status}, turn ${s.goal.turnCount}/${s.goal.maxTurns}, ${(s.goal.elapsedMs / 1000).toFixed(0)}s`);
   if (s.phase === 'paused') out(CLI_RUN_TEXTS.paused(s.workflowId, s.pause?.reason).trim());
   for (const r of s.pending) out(CLI_RUN_TEXTS.awaiting(s.workflowId, r));

@@ -2,6 +2,7 @@
  * User-visible texts of following a run: the live view `troupe run` and `troupe status --watch`
  * draw on a terminal, the timestamped lines they print to a pipe, and leaving a follow with Ctrl+C.
  */
+import { usdSpentText } from '../core/budgets/ledger';
 import { plural } from '../core/text/format';
 
 /** `4.1s`, `1m 05s`, `2h 03m`: an elapsed time as the live view shows it. */
@@ -37,7 +38,7 @@ export const CLI_LIVE_TEXTS = {
   nextWave: (agents: string[]) => `  next: ${agents.join(', ')}`,
   loop: (group: string, n: number, cap: number) => `loop ${group}: ${n}${cap > 0 ? `/${cap}` : ''}`,
   usage: (tokens: number, usd: number, calls: number, tools: number) =>
-    `usage: ${plural(tokens, 'token')} · $${usd.toFixed(4)} · ${plural(calls, 'agent call')}${tools ? ` · ${plural(tools, 'tool call')}` : ''}`,
+    `usage: ${plural(tokens, 'token')} · ${usdSpentText(usd)} · ${plural(calls, 'agent call')}${tools ? ` · ${plural(tools, 'tool call')}` : ''}`,
   goal: (status: string, turn: number, maxTurns: number) => `goal: ${status}, turn ${turn}/${maxTurns}`,
   last: (line: string) => `last:${line}`,
   more: (n: number) => `  … ${n} more`,

@@ -33,6 +33,8 @@ export const ATTR = {
   serverAddress: 'server.address',
   serverPort: 'server.port',
   errorType: 'error.type',
+  /** What failed, without its message (src/telemetry/span-errors.ts): the class, failure type and HTTP status. */
+  errorSummary: 'troupe.error',
   costUsd: 'troupe.cost_usd',
   callKind: 'troupe.call.kind',
   agent: 'troupe.agent',

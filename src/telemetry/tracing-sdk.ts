@@ -5,7 +5,8 @@
  * and, once per process, the AsyncLocalStorage context manager (without it the client's, the
  * workflow's and the activities' spans fall into separate traces) and the W3C propagators. Every
  * span passes the worker's redaction (src/activities/redact.ts) on its way out: no secret reaches an
- * attribute, an event or a status message.
+ * attribute, an event or a status message; with content capture off, no error's message reaches a
+ * span either, only what failed (./span-errors.ts).
  */
 import { context, createContextKey, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -13,7 +14,7 @@ import { CompositePropagator, suppressTracing, W3CBaggagePropagator, W3CTraceCon
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { envDetectorSync, Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { ApplicationFailure, CancelledFailure, defaultPayloadConverter } from '@temporalio/common';
+import { CancelledFailure, defaultPayloadConverter } from '@temporalio/common';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import type { ActivityInboundCallsInterceptor, InjectedSinkFunction, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
@@ -22,6 +23,7 @@ import { computeCostUsd } from '../core/budgets/ledger';
 import type { ToolCallInput, ToolCallOutcome } from '../core/llm/tool-contract';
 import { ATTR, contentAttribute, defined, OPERATION, PRICE_HEADER, PROVIDER, serverAttributes, spanName, type SpanAttributes } from './genai';
 import type { ModelBody, ModelResponse, RunSpan, RunSpanResult } from './span-types';
+import { errorSummary, errorType, FailureSummaryInterceptor, SPAN_ERROR_TEXTS, withheldErrorText } from './span-errors';
 import type { TracingRole, TracingSettings } from './tracing-env';
 
 /** The instrumentation scope of troupe's own spans. */
@@ -54,9 +56,14 @@ function installGlobals(): void {
  * its events' names and attributes, its status message. A span with nothing to redact goes on as it is.
  */
 export class RedactingSpanProcessor implements SpanProcessor {
+  /**
+   * @param options.withholdErrorText with content capture off: every span's status message and
+   *   exception events say what failed, not its message (./span-errors.ts)
+   */
   constructor(
     private readonly next: SpanProcessor,
     private readonly redactors: Redactor[],
+    private readonly options: { withholdErrorText?: boolean } = {},
   ) {}
 
   onStart(span: Parameters<SpanProcessor['onStart']>[0], parent: Context): void {
@@ -107,8 +114,9 @@ export class RedactingSpanProcessor implements SpanProcessor {
     return status.message !== undefined && this.mayChange(status.message);
   }
 
-  /** The span, or a view of it (its prototype) whose strings are redacted. */
-  private redacted(span: ReadableSpan): ReadableSpan {
+  /** The span, or a view of it (its prototype) whose error text is withheld (content capture off) and whose strings are redacted. */
+  private redacted(ended: ReadableSpan): ReadableSpan {
+    const span = this.options.withholdErrorText ? withheldErrorText(ended) : ended;
     // most spans hold no string a redactor could change: they go on without the full walk
     if (!this.needsRedaction(span)) return span;
     const attributes = this.clean(span.attributes);
@@ -123,20 +131,14 @@ export class RedactingSpanProcessor implements SpanProcessor {
   }
 }
 
-/** What failed, as `error.type`: an HTTP status, a failure's type, `cancelled`, or an error's name. */
-function errorType(err: unknown): string {
-  if (err instanceof CancelledFailure) return 'cancelled';
-  if (err instanceof ApplicationFailure) {
-    const status = (err.details?.[0] as { status?: unknown } | undefined)?.status;
-    return typeof status === 'number' ? String(status) : (err.type ?? 'ApplicationFailure');
-  }
-  return err instanceof Error ? err.name : '_OTHER';
-}
-
-/** Marks a span failed with `err`; the message goes through the redaction with the rest. */
-function failSpan(span: Span, err: unknown): void {
-  span.setAttribute(ATTR.errorType, errorType(err));
-  span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+/**
+ * Marks a span failed with `err`: what failed ({@link errorSummary}) always; the message only when
+ * content is captured (it may carry a provider's body), and then through the redaction with the rest.
+ */
+function failSpan(span: Span, err: unknown, captureContent: boolean): void {
+  span.setAttributes({ [ATTR.errorType]: errorType(err), [ATTR.errorSummary]: errorSummary(err) });
+  const message = captureContent ? (err instanceof Error ? err.message : String(err)) : SPAN_ERROR_TEXTS.withheld(errorSummary(err));
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
 }
 
 /**
@@ -197,7 +199,7 @@ export class SideTracing {
     const named = Resource.default().merge(new Resource({ 'service.name': settings.serviceName })).merge(envDetectorSync.detect());
     this.redactors = [new Redactor(environmentSecrets(process.env, []))];
     // the exporter and the batch processor read OTEL_EXPORTER_OTLP_* and OTEL_BSP_* themselves
-    const processor = new RedactingSpanProcessor(new BatchSpanProcessor(new OTLPTraceExporter()), this.redactors);
+    const processor = new RedactingSpanProcessor(new BatchSpanProcessor(new OTLPTraceExporter()), this.redactors, { withholdErrorText: !settings.captureContent });
     this.provider = new BasicTracerProvider({ resource: named, spanProcessors: [processor] });
     this.tracer = this.provider.getTracer(TRACER_NAME);
     this.plugin = new OpenTelemetryPlugin({ resource: named, spanProcessor: processor, tracer: this.provider.getTracer('@temporalio/interceptors-opentelemetry') });
@@ -210,14 +212,18 @@ export class SideTracing {
 
   /**
    * The worker plugins: Temporal's (client, workflow and activity interceptors, the sink of the
-   * workflow's spans) and troupe's (the price header, a flush when the worker stops).
+   * workflow's spans) and troupe's (the price header, what failed on the activity's own span, a
+   * flush when the worker stops).
    */
   workerPlugins(): WorkerPlugin[] {
     const flushing: WorkerPlugin = {
       name: 'troupe-tracing',
       configureWorker: (options) => ({
         ...options,
-        interceptors: { ...options.interceptors, activity: [...(options.interceptors?.activity ?? []), () => ({ inbound: new PriceInterceptor() })] },
+        interceptors: {
+          ...options.interceptors,
+          activity: [...(options.interceptors?.activity ?? []), () => ({ inbound: new PriceInterceptor() }), () => ({ inbound: new FailureSummaryInterceptor() })],
+        },
         sinks: { ...options.sinks, ...slimWorkflowExporter(options.sinks) },
       }),
       runWorker: async (worker, next) => {
@@ -264,7 +270,7 @@ export class SideTracing {
       span.setAttributes(defined(this.responseAttributes(body.model, response, price)));
       return response;
     } catch (err) {
-      failSpan(span, err);
+      failSpan(span, err, this.settings.captureContent);
       throw err;
     } finally {
       span.end();
@@ -309,7 +315,7 @@ export class SideTracing {
       return outcome;
     } catch (err) {
       span.setAttribute(ATTR.toolOutcome, err instanceof CancelledFailure ? 'cancelled' : 'failed');
-      failSpan(span, err);
+      failSpan(span, err, this.settings.captureContent);
       throw err;
     } finally {
       span.end();

@@ -9,8 +9,13 @@
  * (or the same one, after an eviction) replays the run. A workflow task that fails after it ran (its
  * worker crashed before it completed) runs again and counts again: the counts are at least once.
  * Recording issues no command, so histories are unchanged. A team agent's child run records its own.
+ *
+ * Nothing here may throw: a workflow task that throws is retried without end, and the run would be
+ * wedged (the SDK's meter refuses a negative value by throwing). Every value is held to a count or an
+ * amount first (`core/budgets/counts.ts`), and each recording is guarded besides.
  */
 import { metricMeter } from '@temporalio/workflow';
+import { tokenCount } from '../core/budgets/counts';
 import { computeCostUsd } from '../core/budgets/ledger';
 import type { TokenCounts } from '../core/conditions/view';
 import type { CompiledGraph } from '../core/graph/types';
@@ -35,6 +40,10 @@ interface MeteredCall {
  * and the selector's.
  */
 export function meterEvent(graph: CompiledGraph, state: RunState, event: RunEvent): void {
+  safely(() => meterEventUnguarded(graph, state, event));
+}
+
+function meterEventUnguarded(graph: CompiledGraph, state: RunState, event: RunEvent): void {
   switch (event.kind) {
     case 'dispatched':
       for (const { item, result } of event.outcomes) {
@@ -61,15 +70,28 @@ export function meterEvent(graph: CompiledGraph, state: RunState, event: RunEven
 
 /** Record one call's tokens (input and output) and its cost at the role's prices. */
 export function meterCall(graph: CompiledGraph, call: MeteredCall): void {
-  const { tokens, cost } = TROUPE_METRICS;
-  const tags = { agent: metricLabel(call.agent), model: metricLabel(call.model), kind: call.kind };
-  const counter = metricMeter.createCounter(tokens.name, tokens.unit, tokens.help);
-  if (call.usage.promptTokens > 0) counter.add(call.usage.promptTokens, { ...tags, type: 'input' });
-  if (call.usage.completionTokens > 0) counter.add(call.usage.completionTokens, { ...tags, type: 'output' });
-  metricMeter.createHistogram(cost.name, 'float', cost.unit, cost.help).record(computeCostUsd(call.model, call.usage, graph.pricing), tags);
+  safely(() => {
+    const { tokens, cost } = TROUPE_METRICS;
+    const tags = { agent: metricLabel(call.agent), model: metricLabel(call.model), kind: call.kind };
+    const counter = metricMeter.createCounter(tokens.name, tokens.unit, tokens.help);
+    const input = tokenCount(call.usage?.promptTokens);
+    const output = tokenCount(call.usage?.completionTokens);
+    if (input > 0) counter.add(input, { ...tags, type: 'input' });
+    if (output > 0) counter.add(output, { ...tags, type: 'output' });
+    metricMeter.createHistogram(cost.name, 'float', cost.unit, cost.help).record(computeCostUsd(call.model, call.usage, graph.pricing), tags);
+  });
 }
 
 function meterHandoff(from: string, to: string): void {
   const { handoffs } = TROUPE_METRICS;
   metricMeter.createCounter(handoffs.name, handoffs.unit, handoffs.help).add(1, { from: metricLabel(from), to: metricLabel(to) });
+}
+
+/** Runs a recording; a metric is never worth a failed workflow task. */
+function safely(record: () => void): void {
+  try {
+    record();
+  } catch {
+    // the value was refused (or the meter failed): the series misses it, the run goes on
+  }
 }

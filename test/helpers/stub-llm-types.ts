@@ -36,6 +36,21 @@ export interface StubStreamOptions {
   cutAfterChunks?: number;
 }
 
+/**
+ * A reply without end (docs/semantics.md, "Bounds on hostile input"), written lazily as fast as the
+ * client reads it, until the client goes away, `totalBytes` are written, or the stub closes:
+ * - `stream`: server-sent events of `chunkBytes` of content each, never a `[DONE]`;
+ * - `event`: one `data:` line that never ends, `chunkBytes` at a time (one event without a newline);
+ * - `whole`: an `application/json` completion whose content never closes (a body not streamed).
+ */
+export interface StubEndless {
+  shape: 'stream' | 'event' | 'whole';
+  /** Bytes written at a time (default 64 KiB). */
+  chunkBytes?: number;
+  /** Stop writing (and end the response) after this many bytes (default: never). */
+  totalBytes?: number;
+}
+
 /** One scripted reply. An empty step `{}` gives the default reply for the request. */
 export interface StubStep {
   text?: string | ((req: StubRequest) => string);
@@ -53,6 +68,12 @@ export interface StubStep {
   /** Wait before answering; a client abort during the wait is recorded. */
   delayMs?: number;
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /**
+   * The `usage` value sent exactly as given instead of `usage` (any JSON value, `null` included), as
+   * an endpoint reporting nonsense does (`{prompt_tokens: -5}`, `"00NaN"`); a stream carries it in its
+   * usage chunk (none when it is falsy).
+   */
+  rawUsage?: unknown;
   finishReason?: string;
   model?: string;
   /** Never answer: the request stays open until the client aborts or the stub closes. */
@@ -74,6 +95,8 @@ export interface StubStep {
   resetMidBody?: number;
   /** Streaming options of this reply, over the stub's own ({@link StubLlmOptions.stream}). */
   stream?: StubStreamOptions;
+  /** Answer with a reply without end instead (streamed or not as its shape says, whatever the request asked). */
+  endless?: StubEndless;
 }
 
 /** A dynamic reply: return a step, or undefined to fall through to the next responder / default. */
@@ -122,6 +145,8 @@ export interface StubRequest {
   chunks: number;
   /** Epoch ms at which the first chunk with content was written. */
   firstTextAt?: number;
+  /** Bytes of an endless reply ({@link StubEndless}) written so far. */
+  bytesWritten: number;
 }
 
 /** Filter for hits/requests: a script key (see file doc) or a predicate. */

@@ -22,8 +22,9 @@ export type {
   StubLlmOptions,
   StubLlm,
   StubStreamOptions,
+  StubEndless,
 } from './stub-llm-types';
-import type { StubKind, StubLlm, StubLlmOptions, StubFilter, StubRequest, StubResponder, StubStep, StubStreamOptions } from './stub-llm-types';
+import type { StubEndless, StubKind, StubLlm, StubLlmOptions, StubFilter, StubRequest, StubResponder, StubStep, StubStreamOptions } from './stub-llm-types';
 
 /** Default reply texts, kept together so tests can pin them. */
 export const STUB_DEFAULTS = {
@@ -196,6 +197,7 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
       inFlightAtStart: [],
       streamed: false,
       chunks: 0,
+      bytesWritten: 0,
     };
     open.add(rec);
     rec.inFlightAtStart = [...open].map((r) => r.n);
@@ -255,6 +257,7 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
     }
     if (step.delayMs) await wait(res, step.delayMs);
     if (res.destroyed) return;
+    if (step.endless) return sendEndless(res, rec, step.endless);
 
     const extra: Record<string, string> = { ...(step.headers ?? {}) };
     if (step.retryAfter !== undefined) extra['retry-after'] = String(step.retryAfter);
@@ -297,12 +300,49 @@ export async function startStubLlm(opts: StubLlmOptions = {}): Promise<StubLlm> 
           logprobs: null,
         },
       ],
-      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      usage: 'rawUsage' in step ? (step.rawUsage as CompletionShape['usage']) : { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
     };
     if (!wantsStream(body)) return send(res, rec, status, completion, extra, { resetMidBody: step.resetMidBody });
     // a reset mid-body cuts a stream after the same share of its chunks
     const cut = stream.cutAfterChunks ?? (step.resetMidBody !== undefined ? Math.floor(completionChunks(completion).length * step.resetMidBody) : undefined);
     await sendStream(res, rec, completion, { ...stream, cutAfterChunks: cut }, wantsUsage(body), extra, () => (dropped = true));
+  };
+
+  /** Writes a reply without end ({@link StubEndless}), waiting for the client to read each piece. */
+  const sendEndless = async (res: http.ServerResponse, rec: StubRequest, endless: StubEndless) => {
+    const size = endless.chunkBytes ?? 64 * 1024;
+    const content = 'x'.repeat(size);
+    const head = { id: `chatcmpl-${rec.n}`, object: 'chat.completion.chunk', created: Math.floor(rec.startedAt / 1000), model: rec.model ?? STUB_DEFAULTS.model };
+    const { opening, piece } = {
+      stream: { opening: '', piece: sseEvent({ ...head, choices: [{ index: 0, delta: { content }, finish_reason: null }] }) },
+      event: { opening: `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: { content: '' } }] }).slice(0, -5)}`, piece: content },
+      whole: { opening: JSON.stringify({ ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: '' } }] }).slice(0, -5), piece: content },
+    }[endless.shape];
+    const bytes = Buffer.from(piece);
+    rec.status = 200;
+    rec.respondedAt = Date.now();
+    rec.streamed = endless.shape !== 'whole';
+    res.writeHead(200, { 'content-type': endless.shape === 'whole' ? 'application/json' : 'text/event-stream', 'x-request-id': rec.id });
+    const write = async (chunk: Buffer | string) => {
+      rec.bytesWritten += Buffer.byteLength(chunk);
+      if (!res.write(chunk)) await new Promise<void>((resolve) => {
+        const done = () => {
+          res.removeListener('drain', done);
+          res.removeListener('close', done);
+          closers.delete(done);
+          resolve();
+        };
+        res.once('drain', done);
+        res.once('close', done);
+        closers.add(done);
+      });
+    };
+    if (opening) await write(opening);
+    while (!res.destroyed && !res.writableEnded && (endless.totalBytes === undefined || rec.bytesWritten < endless.totalBytes)) {
+      await write(bytes);
+      rec.chunks += 1;
+    }
+    if (!res.destroyed) res.end();
   };
 
   /** Sends `completion` as server-sent chunks, with the pacing, hang or cut of `stream`. */

@@ -6,6 +6,7 @@
 import type { CompiledBudget } from '../graph/types';
 import { plural } from '../text/format';
 import type { TokenCounts } from '../conditions/view';
+import { tokenCount, usdAmount } from './counts';
 
 /** Price of a model in USD per 1M tokens. */
 interface ModelPrice {
@@ -95,9 +96,9 @@ function usdLimitText(usd: number): string {
   return Number(cents) === usd ? `$${cents}` : `$${usd}`;
 }
 
-/** Spent money with 4 decimals: `$0.5123`. */
+/** Spent money with 4 decimals: `$0.5123` (anything but an amount, as a run of an older worker may hold, reads `$?`). */
 export function usdSpentText(usd: number): string {
-  return `$${usd.toFixed(4)}`;
+  return typeof usd === 'number' && Number.isFinite(usd) ? `$${usd.toFixed(4)}` : '$?';
 }
 
 /** Active time in seconds with at most one decimal: `61.2s`. */
@@ -129,24 +130,26 @@ const BUDGET_TEXTS = {
 } as const;
 
 /**
- * USD cost of one call: prompt tokens at `input`, completion tokens at `output`, per 1M tokens; 0 for an unpriced model.
+ * USD cost of one call: prompt tokens at `input`, completion tokens at `output`, per 1M tokens; 0 for
+ * an unpriced model. Always a finite amount from 0 (./counts.ts), whatever the usage holds.
  * @internal exported for tests
  */
 export function computeCostUsd(model: string, usage: TokenCounts, pricing: Record<string, ModelPrice>): number {
-  const price = pricing[model];
+  const price = Object.prototype.hasOwnProperty.call(pricing, model) ? pricing[model] : undefined;
   if (!price) return 0;
-  return round12((usage.promptTokens * price.input + usage.completionTokens * price.output) / 1_000_000);
+  const cost = (tokenCount(usage.promptTokens) * usdAmount(price.input) + tokenCount(usage.completionTokens) * usdAmount(price.output)) / 1_000_000;
+  return usdAmount(round12(cost));
 }
 
 /** No tokens: the start of every sum. */
 export const NO_USAGE: TokenCounts = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
-/** Sum of two token counts. */
+/** Sum of two token counts, each held to a whole count from 0 (./counts.ts). */
 export function addUsage(a: TokenCounts, b: TokenCounts): TokenCounts {
   return {
-    promptTokens: a.promptTokens + b.promptTokens,
-    completionTokens: a.completionTokens + b.completionTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
+    promptTokens: tokenCount(tokenCount(a.promptTokens) + tokenCount(b.promptTokens)),
+    completionTokens: tokenCount(tokenCount(a.completionTokens) + tokenCount(b.completionTokens)),
+    totalTokens: tokenCount(tokenCount(a.totalTokens) + tokenCount(b.totalTokens)),
   };
 }
 
@@ -166,11 +169,12 @@ export function emptyLedger(): UsageLedger {
   };
 }
 
+/** Adds `usage` and `cost` into `target`, in place, each held to a count or an amount (./counts.ts). */
 function addInto<T extends TokenCounts & { costUsd: number }>(target: T, usage: TokenCounts, cost: number): void {
-  target.promptTokens += usage.promptTokens;
-  target.completionTokens += usage.completionTokens;
-  target.totalTokens += usage.totalTokens;
-  target.costUsd = round12(target.costUsd + cost);
+  target.promptTokens = tokenCount(tokenCount(target.promptTokens) + tokenCount(usage.promptTokens));
+  target.completionTokens = tokenCount(tokenCount(target.completionTokens) + tokenCount(usage.completionTokens));
+  target.totalTokens = tokenCount(tokenCount(target.totalTokens) + tokenCount(usage.totalTokens));
+  target.costUsd = usdAmount(round12(usdAmount(target.costUsd) + usdAmount(cost)));
 }
 
 /**

@@ -10,6 +10,8 @@ export const CONFIG_MESSAGES = {
   atLeast: (n: number | bigint) => `must be >= ${n}`,
   /** Counts and caps (loop caps, stuck.repeats): one message for "not a whole number" and "too small". */
   integerAtLeast: (n: number) => `must be an integer >= ${n}`,
+  /** A bounded whole number (the reply caps, in bytes): one message for every way to miss it. */
+  integerBetween: (min: number, max: number) => `must be an integer from ${min} to ${max}`,
   greaterThan: (n: number | bigint) => `must be > ${n}`,
   atMost: (n: number | bigint) => `must be <= ${n}`,
   lessThan: (n: number | bigint) => `must be < ${n}`,

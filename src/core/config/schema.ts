@@ -4,6 +4,7 @@
  * compiled graph, indirectly by the workflow.
  */
 import { z } from 'zod';
+import { REPLY_CAPS } from '../llm/reply-caps';
 import { toolGlobIssue } from '../llm/tool-glob';
 import { MAX_AGENTS, MAX_PARALLEL_TOOL_CALLS } from './limits';
 import { CONFIG_MESSAGES as M } from './messages';
@@ -31,6 +32,10 @@ const ToolChoiceSchema = z.enum(['auto', 'required']);
 
 const MaxParallelToolCallsSchema = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1)).max(MAX_PARALLEL_TOOL_CALLS);
 
+/** A reply cap in bytes (`max_reply_bytes`, `max_event_bytes`): a whole number from 4 KiB to `max` (core/llm/reply-caps.ts). */
+const ReplyBytesSchema = (max: number) =>
+  z.number().int(M.integerBetween(REPLY_CAPS.minBytes, max)).min(REPLY_CAPS.minBytes, M.integerBetween(REPLY_CAPS.minBytes, max)).max(max, M.integerBetween(REPLY_CAPS.minBytes, max));
+
 const ModelSchema = z.strictObject({
   name: z.string().min(1).optional(),
   temperature: z.number().min(0).max(2).optional(),
@@ -50,6 +55,10 @@ const ModelSchema = z.strictObject({
   on_truncated: OnTruncatedSchema.optional(),
   /** `required`: each dispatch's first reply must call a tool (agents with tools); default `auto`. */
   tool_choice: ToolChoiceSchema.optional(),
+  /** Bytes one reply may bring, streamed or whole; past it the call fails, not retried; default 16 MiB. */
+  max_reply_bytes: ReplyBytesSchema(REPLY_CAPS.maxReplyBytes).optional(),
+  /** Bytes one server-sent line or event of a streamed reply may hold; default 4 MiB. */
+  max_event_bytes: ReplyBytesSchema(REPLY_CAPS.maxEventBytes).optional(),
 });
 
 const PriceSchema = z.strictObject({

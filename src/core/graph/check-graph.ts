@@ -13,6 +13,7 @@ import { formatPath, type Path } from '../config/issues';
 import { clip, MAX_AGENTS, MAX_CONFIG_DEPTH, MAX_PARALLEL_TOOL_CALLS } from '../config/limits';
 import { parseWithIssues } from '../config/zod-issues';
 import { getConditionPlugin } from '../conditions/registry';
+import { REPLY_CAPS } from '../llm/reply-caps';
 import { toolGlobIssue } from '../llm/tool-glob';
 import { outputSchemaError } from '../output/validator';
 import { MAX_TEAM_DEPTH } from './nested';
@@ -48,6 +49,8 @@ function buildGraphSchema() {
     contextWindow: positiveInt.optional(),
     baseUrl: z.string().min(1).max(4096).optional(),
     apiKeyEnv: z.string().min(1).max(256).optional(),
+    maxReplyBytes: z.number().int().min(REPLY_CAPS.minBytes).max(REPLY_CAPS.maxReplyBytes).optional(),
+    maxEventBytes: z.number().int().min(REPLY_CAPS.minBytes).max(REPLY_CAPS.maxEventBytes).optional(),
   });
   // a condition's shape is its plugin's business; its kind is checked by `conditionIssues`
   const ConditionSchema = z.looseObject({ kind: z.string() });

@@ -25,6 +25,8 @@ export function resolveModel(defaults: ModelConfig | undefined, own: ModelConfig
     ...(m.context_window !== undefined && { contextWindow: m.context_window }),
     ...(m.base_url !== undefined && { baseUrl: m.base_url }),
     ...(m.api_key_env !== undefined && { apiKeyEnv: m.api_key_env }),
+    ...(m.max_reply_bytes !== undefined && { maxReplyBytes: m.max_reply_bytes }),
+    ...(m.max_event_bytes !== undefined && { maxEventBytes: m.max_event_bytes }),
   };
 }
 

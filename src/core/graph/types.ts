@@ -37,6 +37,10 @@ export interface ResolvedModel {
   contextWindow?: number;
   baseUrl?: string;
   apiKeyEnv?: string;
+  /** Bytes one reply may bring, streamed or whole (`max_reply_bytes`; absent: the default of core/llm/reply-caps.ts). */
+  maxReplyBytes?: number;
+  /** Bytes one server-sent line or event may hold (`max_event_bytes`; absent: the default). */
+  maxEventBytes?: number;
 }
 
 export interface CompiledAgent {
