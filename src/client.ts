@@ -14,6 +14,7 @@ import {
 import type { Role } from './core/config/define';
 import type { CompiledGraph } from './core/graph/types';
 import type { RunResult, RunStatusView } from './core/ending/result';
+import type { PendingRequest } from './core/humans/requests';
 import type { TranscriptStep } from './core/state/state';
 import type { SignalDefinition } from '@temporalio/common';
 import type { SignalInputs, SignalName } from './core/humans/signals';
@@ -146,6 +147,35 @@ export type { SignalName } from './core/humans/signals';
 /** Send one of troupe's signals, its payload typed from the signal's schema. */
 export async function sendSignal<K extends SignalName>(handle: RunHandle, name: K, payload?: SignalInputs[K]): Promise<void> {
   await handle.signal(SIGNALS[name] as SignalDefinition<[SignalInputs[K]?]>, payload);
+}
+
+/** A human's decision, as {@link decideRequest} sends it: who decided (`by`) and their note, reason or answer. */
+export type RequestDecision =
+  | { kind: 'approve'; note?: string; by?: string }
+  | { kind: 'reject'; reason: string; by?: string }
+  | { kind: 'answer'; text: string; by?: string };
+
+/**
+ * Decide a pending request as it was shown (a `status` or `progress` answer's `pending` entry): its
+ * id and, for a gate (a tool call, `before_exit`), the digest of what it shows, which the run
+ * requires (docs/semantics.md, "Humans in the loop"). A signal: the run records a refused decision
+ * (`decisions[].refused`) and a warning, and the sender learns it from the next `status`.
+ */
+export async function decideRequest(handle: RunHandle, request: Pick<PendingRequest, 'id' | 'digest'>, decision: RequestDecision): Promise<void> {
+  const named = { requestId: request.id, ...(decision.by !== undefined ? { by: decision.by } : {}) };
+  const digest = request.digest !== undefined ? { digest: request.digest } : {};
+  switch (decision.kind) {
+    case 'approve':
+      return sendSignal(handle, 'approve', { ...named, ...digest, ...(decision.note !== undefined ? { note: decision.note } : {}) });
+    case 'reject':
+      return sendSignal(handle, 'reject', { ...named, ...digest, reason: decision.reason });
+    case 'answer':
+      return sendSignal(handle, 'answer', { ...named, text: decision.text });
+    default: {
+      const never: never = decision;
+      throw new Error(`decideRequest: unknown decision ${JSON.stringify(never)}`);
+    }
+  }
 }
 
 /** Whether an error means "no such workflow". */

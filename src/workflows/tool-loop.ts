@@ -253,8 +253,9 @@ async function toolSlot(run: Run): Promise<() => void> {
 type HumanAnswer = { kind: 'approve' | 'reject' | 'answer'; text?: string } | { kind: 'stopped' };
 
 /**
- * Open a `tool_call` request with the arguments exactly as the tool will get them, and wait for its
- * decision at the human gate (`human-gate.ts`); `stop` ends the wait (the call is not run).
+ * Open a `tool_call` request with the arguments exactly as the tool will get them (its digest covers
+ * them: only a decision naming it decides), and wait for its decision at the human gate
+ * (`human-gate.ts`); `stop` ends the wait (the call is not run).
  */
 async function askHuman(run: Run, agent: string, spec: ToolDefinition, argumentsJson: string): Promise<HumanAnswer> {
   const { state } = run;
@@ -263,6 +264,7 @@ async function askHuman(run: Run, agent: string, spec: ToolDefinition, arguments
     agent,
     summary: TOOL_LOOP_TEXTS.requestSummary(agent, spec.yamlName, brief(argumentsJson)),
     payload: { tool: spec.yamlName, arguments: argumentsJson },
+    gate: { tool: spec.yamlName, text: argumentsJson },
     now: Date.now(),
   });
   await awaitDecision(run, request.id);
