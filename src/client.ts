@@ -25,6 +25,7 @@ import { resolveSettings, taskQueueFromEnv, type SettingsOptions, type TroupeSet
 import { staticDetails, staticSummary } from './core/observe/details';
 import { RUNNING_STATUS, SEARCH_ATTRIBUTES } from './core/observe/search';
 import { SEARCH_KEYS } from './workflows/observe';
+import { runIdIssue } from './core/teams/nested';
 import { troupeDataConverter } from './codec/data-converter';
 import { clientTracingPlugins } from './telemetry/tracing';
 
@@ -62,7 +63,10 @@ export interface StartOptions {
   role: Role | CompiledGraph;
   /** The task; default: the role's own `task`. */
   task?: string;
-  /** Default: `<name>-<timestamp>-<random>`. */
+  /**
+   * Default: `<name>-<timestamp>-<random>`. It may not hold `/`, which only team agents' child runs
+   * have (docs/teams.md, "Nested teams").
+   */
   workflowId?: string;
   /** Default: `TROUPE_TASK_QUEUE` or `troupe`. */
   taskQueue?: string;
@@ -70,6 +74,7 @@ export interface StartOptions {
 
 /**
  * Start a run; resolves once Temporal has accepted it (follow it with `followRun` or `waitResult`).
+ * Throws for a `workflowId` holding `/` (kept for team agents' child runs).
  * The run carries a summary and details for the Temporal UI (its graph, topology, task, picture and
  * stop rules), and troupe's search attributes when the namespace has them registered.
  */
@@ -77,6 +82,8 @@ export async function startRun(client: Client, opts: StartOptions): Promise<Work
   const graph = 'graph' in opts.role ? opts.role.graph : opts.role;
   const task = opts.task ?? graph.task;
   if (task === undefined) throw new Error(`startRun: no task: pass one or set task in role ${graph.name}`);
+  const idIssue = opts.workflowId === undefined ? undefined : runIdIssue(opts.workflowId);
+  if (idIssue) throw new Error(`startRun: ${idIssue}`);
   const indexed = await searchAttributesRegistered(client);
   return client.workflow.start<typeof troupeRun>(WORKFLOW_TYPE, {
     taskQueue: opts.taskQueue ?? taskQueueFromEnv(),

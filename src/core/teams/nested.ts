@@ -12,9 +12,26 @@ import type { UsageLedger } from '../budgets/ledger';
 import { notesSection, type PromptNote } from '../prompts/build';
 import type { Trigger } from '../waves/types';
 
-/** The workflow id of `agent`'s `n`-th team run (from 1) in the run `parentId`. */
-export function childWorkflowId(parentId: string, agent: string, n: number): string {
-  return `${parentId}/${agent}-${n}`;
+/**
+ * The workflow id of `agent`'s `n`-th team run (from 1) in the run `parentId`, started by its
+ * execution `parentRunId`: `<parent id>/<parent run id>/<agent>-<n>`. The run id is Temporal's, known
+ * to nobody before the parent starts, so no other run can hold the id first (docs/teams.md, "Nested
+ * teams"); `n` is carried across continue-as-new, where the run id changes too.
+ */
+export function childWorkflowId(parentId: string, parentRunId: string, agent: string, n: number): string {
+  return `${parentId}/${parentRunId}/${agent}-${n}`;
+}
+
+/** What troupe tells of a workflow id it will not start a run with. */
+export const CHILD_ID_TEXTS = {
+  /** A run's own id may not hold `/`, which only team agents' child runs have. */
+  slashInRunId: (id: string) =>
+    `workflow id "${id.length > 80 ? `${id.slice(0, 80)}…` : id}" holds "/", which troupe keeps for the child runs of team agents (<parent id>/<parent run id>/<agent>-<n>); choose an id without "/"`,
+} as const;
+
+/** Why troupe's client and CLI refuse to start a run with `id`, or undefined when they may (docs/teams.md, "Nested teams"). */
+export function runIdIssue(id: string): string | undefined {
+  return id.includes('/') ? CHILD_ID_TEXTS.slashInRunId(id) : undefined;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { emptyLedger, recordCall, recordTeamRun, takeToolCall } from '../../../../src/core/budgets/ledger';
 import type { RunResult } from '../../../../src/core/ending/result';
-import { childBudget, childWorkflowId, teamOutcome, teamTask } from '../../../../src/core/teams/nested';
+import { childBudget, childWorkflowId, runIdIssue, teamOutcome, teamTask } from '../../../../src/core/teams/nested';
 
 const spent = () => {
   const ledger = emptyLedger();
@@ -31,8 +31,15 @@ describe('childBudget', () => {
 });
 
 describe('a team run', () => {
-  it('has the id <parent id>/<agent>-<n>', () => {
-    expect(childWorkflowId('report-1', 'research', 2)).toBe('report-1/research-2');
+  it('has the id <parent id>/<parent run id>/<agent>-<n>: the run id, known to nobody before the parent starts, makes it one no other run can hold', () => {
+    expect(childWorkflowId('report-1', '0197a2f4-5c1e-7d3b-9a8e-1f2e3d4c5b6a', 'research', 2)).toBe('report-1/0197a2f4-5c1e-7d3b-9a8e-1f2e3d4c5b6a/research-2');
+  });
+
+  it('may not be started by hand through troupe: a run id with "/" is refused, saying why', () => {
+    expect(runIdIssue('victim/ta-1')).toBe(
+      'workflow id "victim/ta-1" holds "/", which troupe keeps for the child runs of team agents (<parent id>/<parent run id>/<agent>-<n>); choose an id without "/"',
+    );
+    expect(runIdIssue('report-20261130-ab12c')).toBeUndefined();
   });
 
   it("is given the triggering outputs as its task, else the parent's task", () => {
