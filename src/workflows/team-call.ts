@@ -1,7 +1,7 @@
 /**
  * A team agent's dispatch (docs/teams.md, "Nested teams"): the child role runs as a Temporal child
  * workflow (`troupeRun`, id `<parent id>/<parent run id>/<agent>-<n>`, on the parent's task queue),
- * with the agent's input as its task and the parent's remaining budgets as its caps.
+ * with the agent's input as its task and its share of the parent's remaining budgets as its caps.
  * An id another run already holds fails the dispatch, saying so. Cancelling the dispatch's scope
  * (the run cancelled, a sibling failed, a round timer) cancels the child; the parent close policy
  * cancels it should the parent end first. What its RunResult means is decided in the core
@@ -12,12 +12,11 @@ import { CancellationScope, CancelledFailure, ParentClosePolicy, startChild, wor
 import { recordTeamRun } from '../core/budgets/ledger';
 import { ENDS } from '../core/ending/ends';
 import type { RunEnd, RunResult } from '../core/ending/result';
-import type { CompiledGraph } from '../core/graph/types';
+import type { CompiledBudget, CompiledGraph } from '../core/graph/types';
 import type { AgentCallResult } from '../core/llm/contract';
 import { staticDetails, staticSummary } from '../core/observe/details';
 import { RUNNING_STATUS } from '../core/observe/search';
 import { SUMMARY_TEXTS } from '../core/observe/summaries';
-import { activeMs } from '../core/state/clock';
 import { childGraph, childWorkflowId, teamOutcome, teamTask } from '../core/teams/nested';
 import type { PromptNote } from '../core/prompts/build';
 import type { WaveItem } from '../core/waves/types';
@@ -32,17 +31,24 @@ export function teamLabel(run: Run, item: WaveItem): string {
 }
 
 /**
- * Run `item`'s team as a child workflow (its task: the agent's input and `notes`): its result as the agent's, or the end of the parent's failed
+ * Run `item`'s team as a child workflow (its task: the agent's input and `notes`; its caps: its
+ * `share` of the parent's budgets, `core/budgets/shares.ts`): its result as the agent's, or the end of the parent's failed
  * dispatch when the child ended other than completed or exhausted. Throws a cancellation when the
  * child ended cancelled because the parent cancelled or stopped it.
  */
-export async function teamCall(run: Run, item: WaveItem, label: string, notes: PromptNote[]): Promise<{ ok: true; result: AgentCallResult } | { ok: false; end: RunEnd }> {
+export async function teamCall(
+  run: Run,
+  item: WaveItem,
+  label: string,
+  notes: PromptNote[],
+  share: CompiledBudget,
+): Promise<{ ok: true; result: AgentCallResult } | { ok: false; end: RunEnd }> {
   const { graph, state } = run;
   const team = graph.agents[item.agent].team!;
   const runs = (state.teamRuns ??= {});
   const n = (runs[item.agent] = (runs[item.agent] ?? 0) + 1);
   const workflowId = childWorkflowId(state.workflowId, workflowInfo().runId, item.agent, n);
-  const input = { graph: childGraph(team.graph, graph, state.usage, activeMs(state, Date.now())), task: teamTask(state.task, item.triggers, notes) };
+  const input = { graph: childGraph(team.graph, graph, share), task: teamTask(state.task, item.triggers, notes) };
   const child: Run['children'][number] = { agent: item.agent, workflowId };
   run.children.push(child);
   const done = running(run, { kind: 'agent', agent: item.agent, label });

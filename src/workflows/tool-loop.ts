@@ -9,6 +9,7 @@
 import { condition, isCancellation } from '@temporalio/workflow';
 import { addUsage, NO_USAGE, takeToolCall, toolCallAllowed } from '../core/budgets/ledger';
 import type { TokenCounts } from '../core/conditions/view';
+import type { CompiledBudget } from '../core/graph/types';
 import { goalSnapshot } from '../core/goals';
 import { openHumanRequest } from '../core/humans/decisions';
 import { takeDecided } from '../core/humans/requests';
@@ -175,11 +176,11 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
   });
 
   const refuse = () => {
-    takeToolCall(state.usage, graph.budget, agent, spec.yamlName); // counts the refusal
+    takeToolCall(state.usage, toolBudget(run), agent, spec.yamlName); // counts the refusal
     return done(false, TOOL_LOOP_TEXTS.refusedByBudget(graph.budget.maxToolCalls ?? 0), false);
   };
   // the budget is asked before a human is (no point approving a call that cannot run), and taken after
-  if (!toolCallAllowed(state.usage, graph.budget)) return refuse();
+  if (!toolCallAllowed(state.usage, toolBudget(run))) return refuse();
   if (gated) {
     const shown = approvable(state, agent, spec, call.arguments);
     if (!shown.ok) return done(false, shown.content, false);
@@ -188,7 +189,7 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
     if (decision.kind === 'reject') return done(false, TOOL_LOOP_TEXTS.rejected(decision.text ?? ''), false);
     if (decision.kind === 'stopped') return done(false, TOOL_LOOP_TEXTS.rejected('the run is stopping'), false);
   }
-  if (!takeToolCall(state.usage, graph.budget, agent, spec.yamlName)) return done(false, TOOL_LOOP_TEXTS.refusedByBudget(graph.budget.maxToolCalls ?? 0), false);
+  if (!takeToolCall(state.usage, toolBudget(run), agent, spec.yamlName)) return done(false, TOOL_LOOP_TEXTS.refusedByBudget(graph.budget.maxToolCalls ?? 0), false);
   const release = await toolSlot(run);
   try {
     const label = SUMMARY_TEXTS.toolCall(spec.yamlName, agent);
@@ -211,6 +212,16 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
   } finally {
     release();
   }
+}
+
+/**
+ * The tool budget this run's agents draw on now: `max_tool_calls` less the calls held for the team
+ * agents in flight in the same wave (`core/budgets/shares.ts`).
+ */
+function toolBudget(run: Run): CompiledBudget {
+  const { budget } = run.graph;
+  const reserved = run.reservedToolCalls ?? 0;
+  return budget.maxToolCalls === undefined || reserved === 0 ? budget : { ...budget, maxToolCalls: budget.maxToolCalls - reserved };
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * A nested team's run, the pure side (docs/teams.md, "Nested teams"): its workflow id, its task,
- * the budgets it starts with (its own, capped by what the parent has left), and what its RunResult
+ * the budgets it starts with (its own, capped by its share of what the parent has left), and what its RunResult
  * means to the parent — the agent's result, or the end of a failed dispatch. The workflow starts the
  * child (`src/workflows/team-call.ts`).
  */
@@ -8,7 +8,6 @@ import { ENDS } from '../ending/ends';
 import type { RunEnd, RunResult } from '../ending/result';
 import type { CompiledBudget, CompiledGraph } from '../graph/types';
 import type { AgentCallResult } from '../llm/contract';
-import type { UsageLedger } from '../budgets/ledger';
 import { notesSection, type PromptNote } from '../prompts/build';
 import type { Trigger } from '../waves/types';
 
@@ -54,19 +53,16 @@ function smaller(a: number | undefined, b: number | undefined): number | undefin
 }
 
 /**
- * The budgets a team starts with: each the smaller of its own and what the parent has left of its
- * own (tokens, cost, agent calls, active time, tool calls). The parent dispatches nothing once a
- * budget is crossed, so what is left is positive; it is kept at least 1 (a limit must be).
+ * The budgets a team starts with: each the smaller of its own and its share of what the parent has
+ * left (`core/budgets/shares.ts`: the shares of a wave's teams add up to no more than that).
  */
-export function childBudget(own: CompiledBudget, parent: CompiledBudget, used: UsageLedger, activeMs: number): CompiledBudget {
-  const left = (limit: number | undefined, spent: number) => (limit === undefined ? undefined : Math.max(1, limit - spent));
-  const leftUsd = parent.maxCostUsd === undefined ? undefined : Math.max(1e-9, parent.maxCostUsd - used.costUsd);
+export function childBudget(own: CompiledBudget, share: CompiledBudget): CompiledBudget {
   const out: CompiledBudget = {
-    maxTotalTokens: smaller(own.maxTotalTokens, left(parent.maxTotalTokens, used.totalTokens)),
-    maxCostUsd: smaller(own.maxCostUsd, leftUsd),
-    maxAgentCalls: smaller(own.maxAgentCalls, left(parent.maxAgentCalls, used.agentCalls)),
-    maxDurationMs: smaller(own.maxDurationMs, left(parent.maxDurationMs, Math.floor(activeMs))),
-    maxToolCalls: smaller(own.maxToolCalls, left(parent.maxToolCalls, used.toolCalls?.total ?? 0)),
+    maxTotalTokens: smaller(own.maxTotalTokens, share.maxTotalTokens),
+    maxCostUsd: smaller(own.maxCostUsd, share.maxCostUsd),
+    maxAgentCalls: smaller(own.maxAgentCalls, share.maxAgentCalls),
+    maxDurationMs: smaller(own.maxDurationMs, share.maxDurationMs),
+    maxToolCalls: smaller(own.maxToolCalls, share.maxToolCalls),
   };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as CompiledBudget;
 }
@@ -75,8 +71,8 @@ export function childBudget(own: CompiledBudget, parent: CompiledBudget, used: U
  * The graph a team runs: its own, with the budgets {@link childBudget} gives and the parent's prices
  * under its own (so the cost it reports counts the models the parent prices).
  */
-export function childGraph(team: CompiledGraph, parent: CompiledGraph, used: UsageLedger, activeMs: number): CompiledGraph {
-  return { ...team, budget: childBudget(team.budget, parent.budget, used, activeMs), pricing: { ...parent.pricing, ...team.pricing } };
+export function childGraph(team: CompiledGraph, parent: CompiledGraph, share: CompiledBudget): CompiledGraph {
+  return { ...team, budget: childBudget(team.budget, share), pricing: { ...parent.pricing, ...team.pricing } };
 }
 
 /** Statuses of a child run whose `finalText` is its agent's result; any other fails the dispatch. */

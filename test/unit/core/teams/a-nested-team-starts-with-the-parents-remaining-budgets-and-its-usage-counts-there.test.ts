@@ -1,10 +1,12 @@
 /**
  * A nested team's run, the pure side (docs/teams.md, "Nested teams"): its workflow id, its task, the
- * budgets it starts with (the smaller of its own and what the parent has left), and what its
+ * budgets it starts with (the smaller of its own and its share of what the parent has left), and what its
  * RunResult is to the parent.
  */
 import { emptyLedger, recordCall, recordTeamRun, takeToolCall } from '../../../../src/core/budgets/ledger';
 import type { RunResult } from '../../../../src/core/ending/result';
+import { shareWave } from '../../../../src/core/budgets/shares';
+import type { CompiledBudget } from '../../../../src/core/graph/types';
 import { childBudget, childWorkflowId, runIdIssue, teamOutcome, teamTask } from '../../../../src/core/teams/nested';
 
 const spent = () => {
@@ -14,19 +16,22 @@ const spent = () => {
   return ledger;
 };
 
+/** A team agent alone in its wave: its share is all the parent has left (`core/budgets/shares.ts`). */
+const alone = (parent: CompiledBudget, activeMs = 0) => shareWave(parent, spent(), activeMs, { agents: 0, toolAgents: 0, teams: [{ agentCalls: 1 }] }).shares[0];
+
 describe('childBudget', () => {
   it("caps each of the team's budgets by what the parent has left", () => {
     const parent = { maxTotalTokens: 1000, maxCostUsd: 500, maxAgentCalls: 5, maxDurationMs: 60_000, maxToolCalls: 3 };
-    expect(childBudget({}, parent, spent(), 20_000)).toEqual({ maxTotalTokens: 600, maxCostUsd: 100, maxAgentCalls: 4, maxDurationMs: 40_000, maxToolCalls: 2 });
+    expect(childBudget({}, alone(parent, 20_000))).toEqual({ maxTotalTokens: 600, maxCostUsd: 100, maxAgentCalls: 4, maxDurationMs: 40_000, maxToolCalls: 2 });
   });
 
   it("keeps the team's own limit when it is the smaller, and sets none the parent has not", () => {
-    expect(childBudget({ maxTotalTokens: 100, maxAgentCalls: 9 }, { maxAgentCalls: 5 }, spent(), 0)).toEqual({ maxTotalTokens: 100, maxAgentCalls: 4 });
-    expect(childBudget({}, {}, spent(), 0)).toEqual({});
+    expect(childBudget({ maxTotalTokens: 100, maxAgentCalls: 9 }, alone({ maxAgentCalls: 5 }))).toEqual({ maxTotalTokens: 100, maxAgentCalls: 4 });
+    expect(childBudget({}, alone({}))).toEqual({});
   });
 
-  it('never gives a limit below 1 (the parent starts nothing once a budget is crossed)', () => {
-    expect(childBudget({}, { maxTotalTokens: 400, maxAgentCalls: 1 }, spent(), 0)).toEqual({ maxTotalTokens: 1, maxAgentCalls: 1 });
+  it('gives no tool call when the parent has none left: never one past its limit', () => {
+    expect(childBudget({ maxToolCalls: 5 }, alone({ maxToolCalls: 1 }))).toEqual({ maxToolCalls: 0 });
   });
 });
 
