@@ -55,7 +55,8 @@ async function measurePairs(ctx: BenchContext, stack: Stack, k: number, reps: nu
     const handle = kind === 'nested' ? await stack.startTroupe(parent, BENCH_TASK) : await stack.startFloorNested(team, BENCH_TASK);
     const result = (await handle.result()) as { status?: string; usage?: { agentCalls: number } };
     const wallMs = Date.now() - started;
-    const childId = `${handle.workflowId}/team-1`;
+    // troupe's child holds the parent's run id (docs/teams.md, "Nested teams"); the floor's does not
+    const childId = kind === 'nested' ? `${handle.workflowId}/${handle.firstExecutionRunId}/team-1` : `${handle.workflowId}/team-1`;
     const agentCalls = result.usage?.agentCalls;
     if (result.status !== 'completed' || agentCalls !== k) throw new Error(`B9 ${kind}: ${JSON.stringify({ status: result.status, agentCalls })}`);
     (kind === 'nested' ? nested : bare).push({ wallMs, parentEvents: await events(stack, handle.workflowId), childEvents: await events(stack, childId) });
@@ -104,7 +105,7 @@ export async function runB9(ctx: BenchContext): Promise<BenchReport> {
     id: 'B9',
     title: 'A nested team over a bare parent with the same child workflow',
     method:
-      `A troupe parent whose one agent is a team: a pipeline of K = ${B9_TEAM_AGENTS} agents (and K = ${B9_SMALL_TEAM}), run as a child workflow (\`<parent id>/team-1\`). ` +
+      `A troupe parent whose one agent is a team: a pipeline of K = ${B9_TEAM_AGENTS} agents (and K = ${B9_SMALL_TEAM}), run as a child workflow (\`<parent id>/<parent run id>/team-1\`). ` +
       `Same run, on the same server and workers: the floor's bare parent (\`floorNested\`, bench/floor) starts the same troupe run of the team as its one child workflow and returns its result. ` +
       `One of each to warm up, then ${reps} pairs, alternating which goes first; wall time from the client's start to its result; events of the parent's and the child's histories.`,
     tables: [

@@ -14,6 +14,7 @@ import {
 import type { Role } from './core/config/define';
 import type { CompiledGraph } from './core/graph/types';
 import type { RunResult, RunStatusView } from './core/ending/result';
+import type { PendingRequest } from './core/humans/requests';
 import type { TranscriptStep } from './core/state/state';
 import type { SignalDefinition } from '@temporalio/common';
 import type { SignalInputs, SignalName } from './core/humans/signals';
@@ -24,6 +25,7 @@ import { resolveSettings, taskQueueFromEnv, type SettingsOptions, type TroupeSet
 import { staticDetails, staticSummary } from './core/observe/details';
 import { RUNNING_STATUS, SEARCH_ATTRIBUTES } from './core/observe/search';
 import { SEARCH_KEYS } from './workflows/observe';
+import { runIdIssue } from './core/teams/nested';
 import { troupeDataConverter } from './codec/data-converter';
 import { clientTracingPlugins } from './telemetry/tracing';
 
@@ -61,7 +63,10 @@ export interface StartOptions {
   role: Role | CompiledGraph;
   /** The task; default: the role's own `task`. */
   task?: string;
-  /** Default: `<name>-<timestamp>-<random>`. */
+  /**
+   * Default: `<name>-<timestamp>-<random>`. It may not hold `/`, which only team agents' child runs
+   * have (docs/teams.md, "Nested teams").
+   */
   workflowId?: string;
   /** Default: `TROUPE_TASK_QUEUE` or `troupe`. */
   taskQueue?: string;
@@ -69,6 +74,7 @@ export interface StartOptions {
 
 /**
  * Start a run; resolves once Temporal has accepted it (follow it with `followRun` or `waitResult`).
+ * Throws for a `workflowId` holding `/` (kept for team agents' child runs).
  * The run carries a summary and details for the Temporal UI (its graph, topology, task, picture and
  * stop rules), and troupe's search attributes when the namespace has them registered.
  */
@@ -76,6 +82,8 @@ export async function startRun(client: Client, opts: StartOptions): Promise<Work
   const graph = 'graph' in opts.role ? opts.role.graph : opts.role;
   const task = opts.task ?? graph.task;
   if (task === undefined) throw new Error(`startRun: no task: pass one or set task in role ${graph.name}`);
+  const idIssue = opts.workflowId === undefined ? undefined : runIdIssue(opts.workflowId);
+  if (idIssue) throw new Error(`startRun: ${idIssue}`);
   const indexed = await searchAttributesRegistered(client);
   return client.workflow.start<typeof troupeRun>(WORKFLOW_TYPE, {
     taskQueue: opts.taskQueue ?? taskQueueFromEnv(),
@@ -146,6 +154,35 @@ export type { SignalName } from './core/humans/signals';
 /** Send one of troupe's signals, its payload typed from the signal's schema. */
 export async function sendSignal<K extends SignalName>(handle: RunHandle, name: K, payload?: SignalInputs[K]): Promise<void> {
   await handle.signal(SIGNALS[name] as SignalDefinition<[SignalInputs[K]?]>, payload);
+}
+
+/** A human's decision, as {@link decideRequest} sends it: who decided (`by`) and their note, reason or answer. */
+export type RequestDecision =
+  | { kind: 'approve'; note?: string; by?: string }
+  | { kind: 'reject'; reason: string; by?: string }
+  | { kind: 'answer'; text: string; by?: string };
+
+/**
+ * Decide a pending request as it was shown (a `status` or `progress` answer's `pending` entry): its
+ * id and, for a gate (a tool call, `before_exit`), the digest of what it shows, which the run
+ * requires (docs/semantics.md, "Humans in the loop"). A signal: the run records a refused decision
+ * (`decisions[].refused`) and a warning, and the sender learns it from the next `status`.
+ */
+export async function decideRequest(handle: RunHandle, request: Pick<PendingRequest, 'id' | 'digest'>, decision: RequestDecision): Promise<void> {
+  const named = { requestId: request.id, ...(decision.by !== undefined ? { by: decision.by } : {}) };
+  const digest = request.digest !== undefined ? { digest: request.digest } : {};
+  switch (decision.kind) {
+    case 'approve':
+      return sendSignal(handle, 'approve', { ...named, ...digest, ...(decision.note !== undefined ? { note: decision.note } : {}) });
+    case 'reject':
+      return sendSignal(handle, 'reject', { ...named, ...digest, reason: decision.reason });
+    case 'answer':
+      return sendSignal(handle, 'answer', { ...named, text: decision.text });
+    default: {
+      const never: never = decision;
+      throw new Error(`decideRequest: unknown decision ${JSON.stringify(never)}`);
+    }
+  }
 }
 
 /** Whether an error means "no such workflow". */

@@ -30,8 +30,8 @@ function readText(file: string): { text: string } | { why: string } {
 
 /**
  * Read and load `file`, and the team files its agents name (docs/teams.md, "Nested teams"), each
- * resolved against the folder of the file that names it; the issues name the files as reached from
- * `file`. Never throws.
+ * resolved against the folder of the file that names it (an absolute path as it is); the issues name
+ * the files as reached from `file`. Never throws.
  */
 export function loadRoleFile(file: string, extra?: ExtraCheck): LoadResult {
   return loadWithTeams(file, extra, []);
@@ -55,7 +55,8 @@ function loadTeams(config: RoleConfig, chain: Array<{ shown: string; resolved: s
   for (const [name, agent] of Object.entries(config.agents)) {
     if (agent.team === undefined) continue;
     const at = ['agents', name, 'team'];
-    const shown = path.join(path.dirname(self.shown), agent.team);
+    // an absolute path stands as written; a relative one is found from the naming file's folder
+    const shown = path.isAbsolute(agent.team) ? agent.team : path.join(path.dirname(self.shown), agent.team);
     const resolved = path.resolve(path.dirname(self.resolved), agent.team);
     const names = [...chain.map((c) => c.shown), shown];
     if (chain.some((c) => c.resolved === resolved)) {

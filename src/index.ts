@@ -6,7 +6,7 @@
  * - Extend the YAML: `registerTopology`, `registerCondition`, `registerCompletionCheck` (conditions
  *   and checks run inside the workflow, so their modules are bundled into it: `createWorker({ plugins })`).
  * - Run: `createWorker` on the worker side; `connectClient`, `startRun`, `followRun`, `waitResult`,
- *   `queryStatus`, `queryTranscript`, `sendSignal` on the client side. Both connect with the
+ *   `queryStatus`, `queryTranscript`, `decideRequest`, `sendSignal` on the client side. Both connect with the
  *   `TEMPORAL_*` variables and the profile file (`settingsFromEnv`); `clientConnectionOptions` and
  *   `workerConnectionOptions` give the same settings to connections a program makes itself.
  * - Watch: `readInFlightCalls` (or `followRun`'s `liveText`) for what the running model calls have
@@ -40,10 +40,12 @@ export {
   queryStatus,
   queryTranscript,
   runHandle,
+  decideRequest,
   sendSignal,
   startRun,
   waitResult,
   type FollowEvent,
+  type RequestDecision,
   type RunHandle,
   type StartOptions,
 } from './client';

@@ -1,10 +1,11 @@
 /**
  * Commands that steer a run through signals: pause, resume, stop, cancel,
  * approve, reject, answer, message, signal. Decisions check the `status` query first and exit 1
- * listing the pending request ids when the target is missing or ambiguous.
+ * listing the pending request ids when the target is missing or ambiguous; a decision on a gate
+ * sends the digest the request showed (docs/semantics.md, "Humans in the loop").
  */
 import * as os from 'node:os';
-import { queryStatus, sendSignal, type RunHandle, type SignalName } from '../client';
+import { decideRequest, queryStatus, sendSignal, type RequestDecision, type RunHandle, type SignalName } from '../client';
 import type { RunStatusView } from '../core/ending/result';
 import type { SignalInputs } from '../core/humans/signals';
 import { GATE_KINDS, type DecisionKind } from '../core/humans/requests';
@@ -24,12 +25,19 @@ async function send<K extends SignalName>(args: ParsedArgs, name: K, payload?: S
   });
 }
 
+/** The request a decision goes to: its id, the run that holds it, and the digest it shows (a gate). */
+interface Target {
+  id: string;
+  run: RunHandle;
+  digest?: string;
+}
+
 /**
  * The request a decision targets: `--request`, or the only pending one; else an error text. An
  * answer to a request only approve or reject decide (a gated tool call, `before_exit`) is refused
  * with the commands that do.
  */
-async function targetRequest(handle: RunHandle, decision: DecisionKind, requested?: string): Promise<{ id: string; run: RunHandle } | { error: string }> {
+async function targetRequest(handle: RunHandle, decision: DecisionKind, requested?: string): Promise<Target | { error: string }> {
   const status = await queryStatus(handle);
   const ids = status.pending.map((p) => p.id);
   // none of the parent's matches: a team agent's child run may hold it (docs/teams.md, "Nested teams")
@@ -40,9 +48,10 @@ async function targetRequest(handle: RunHandle, decision: DecisionKind, requeste
   const id = requested ?? (ids.length === 1 ? ids[0] : undefined);
   if (requested && !ids.includes(requested)) return { error: CLI_RUN_TEXTS.notPending(handle.workflowId, requested, ids) };
   if (id === undefined) return { error: ids.length === 0 ? CLI_RUN_TEXTS.noPending(handle.workflowId) : CLI_RUN_TEXTS.choosePending(handle.workflowId, ids) };
-  const kind = status.pending.find((p) => p.id === id)?.kind;
+  const request = status.pending.find((p) => p.id === id);
+  const kind = request?.kind;
   if (decision === 'answer' && kind !== undefined && GATE_KINDS.includes(kind)) return { error: CLI_RUN_TEXTS.answerToGate(handle.workflowId, id, kind) };
-  return { id, run: handle };
+  return { id, run: handle, ...(request?.digest !== undefined ? { digest: request.digest } : {}) };
 }
 
 /**
@@ -55,7 +64,7 @@ async function childRequest(
   status: RunStatusView,
   decision: DecisionKind,
   requested?: string,
-): Promise<{ id: string; run: RunHandle } | { error: string } | undefined> {
+): Promise<Target | { error: string } | undefined> {
   const children = await childRuns(handle, status);
   const pending = children.flatMap((c) => c.status.pending.map((p) => ({ child: c, request: p })));
   const matching = requested ? pending.filter((p) => p.request.id === requested).slice(0, 1) : pending;
@@ -63,7 +72,7 @@ async function childRequest(
   if (matching.length > 1) return { error: CLI_RUN_TEXTS.choosePending(handle.workflowId, matching.map((p) => `${p.request.id} (${p.child.handle.workflowId})`)) };
   const [{ child, request }] = matching;
   if (decision === 'answer' && GATE_KINDS.includes(request.kind)) return { error: CLI_RUN_TEXTS.answerToGate(child.handle.workflowId, request.id, request.kind) };
-  return { id: request.id, run: child.handle };
+  return { id: request.id, run: child.handle, ...(request.digest !== undefined ? { digest: request.digest } : {}) };
 }
 
 /** Who decides when `--by` is not given: the OS user (the run records it on the decision). */
@@ -76,18 +85,22 @@ export function defaultDecider(): string {
   }
 }
 
-async function decide(args: ParsedArgs, name: 'approve' | 'reject' | 'answer', extra: Record<string, string | undefined>) {
+/** Send a decision (`what`, given who decides) to the request it targets. */
+async function decide(args: ParsedArgs, what: (by: string) => RequestDecision) {
   const id = args.positionals[0];
   const by = stringFlag(args, 'by')?.trim() || defaultDecider();
+  const decision = what(by);
+  const name = decision.kind;
   return withRun(id, async (handle) => {
     const target = await targetRequest(handle, name, stringFlag(args, 'request'));
     if ('error' in target) {
       err(target.error);
       return 1;
     }
-    const payload = Object.fromEntries(Object.entries({ requestId: target.id, ...extra, by }).filter(([, v]) => v !== undefined));
-    await sendSignal(target.run, name, payload);
-    out(CLI_RUN_TEXTS.sentDecision(name, target.id, by, target.run.workflowId));
+    // with the digest of the request as the query showed it: what this decision decides (gates
+    // only, so a worker from before digests, whose requests show none, gets the payload it knows)
+    await decideRequest(target.run, target, decision);
+    out(CLI_RUN_TEXTS.sentDecision(name, target.id, by, target.run.workflowId, name === 'answer' ? undefined : target.digest));
     return 0;
   });
 }
@@ -106,7 +119,7 @@ export async function cancel(args: ParsedArgs): Promise<number> {
   });
 }
 
-export const approve = (a: ParsedArgs) => decide(a, 'approve', { note: stringFlag(a, 'note') });
+export const approve = (a: ParsedArgs) => decide(a, (by) => ({ kind: 'approve', by, ...(stringFlag(a, 'note') !== undefined ? { note: stringFlag(a, 'note') } : {}) }));
 
 export async function reject(a: ParsedArgs): Promise<number> {
   const reason = stringFlag(a, 'reason');
@@ -114,10 +127,10 @@ export async function reject(a: ParsedArgs): Promise<number> {
     err(CLI_RUN_TEXTS.needReason);
     return 1;
   }
-  return decide(a, 'reject', { reason });
+  return decide(a, (by) => ({ kind: 'reject', reason, by }));
 }
 
-export const answer = (a: ParsedArgs) => decide(a, 'answer', { text: a.positionals[1] });
+export const answer = (a: ParsedArgs) => decide(a, (by) => ({ kind: 'answer', text: a.positionals[1], by }));
 
 export const message = (a: ParsedArgs) => send(a, 'message', { text: a.positionals[1], ...(stringFlag(a, 'to') ? { to: stringFlag(a, 'to') } : {}) });
 

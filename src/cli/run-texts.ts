@@ -44,15 +44,22 @@ export const CLI_RUN_TEXTS = {
       lines.push(`     ${call.tool} will receive exactly:`);
       for (const line of foldLines(prettyJson(call.arguments), ARGUMENT_WIDTH)) lines.push(`     │ ${line}`);
     }
+    // what approve and reject name: the digest of exactly what is shown (docs/semantics.md, "Gates")
+    if (r.digest) lines.push(`     digest:  ${r.digest}`);
     if (ANSWERED_KINDS.includes(r.kind)) lines.push(`     answer:  troupe answer ${id} "<your answer>" --request ${r.id}`);
     lines.push(`     approve: troupe approve ${id} --request ${r.id} [--note "..."]`);
     lines.push(`     reject:  troupe reject ${id} --request ${r.id} --reason "..."`);
     return lines.join('\n');
   },
   warning: (text: string) => `  ⚠ ${text}`,
-  /** A human's decision: which request, what, who and when (status, transcript, follow lines). */
+  /**
+   * A human's decision: which request, what, who and when (status, transcript, follow lines); a
+   * refused one says so and why (it decided nothing).
+   */
   decision: (d: DecisionRecord) =>
-    `  ${d.kind === 'reject' ? '✗' : '✓'} ${d.requestId} (${d.request})${d.agent ? ` ${d.agent}` : ''} ${DECIDED[d.kind]} by ${d.by ?? 'an unnamed sender'} at ${d.at}${d.text ? ` — ${d.text.replace(/\s+/g, ' ').slice(0, 100)}` : ''}`,
+    d.refused !== undefined
+      ? `  ⊘ ${d.requestId} (${d.request})${d.agent ? ` ${d.agent}` : ''} ${d.kind} by ${d.by ?? 'an unnamed sender'} at ${d.at} refused: ${d.refused}`
+      : `  ${d.kind === 'reject' ? '✗' : '✓'} ${d.requestId} (${d.request})${d.agent ? ` ${d.agent}` : ''} ${DECIDED[d.kind]} by ${d.by ?? 'an unnamed sender'} at ${d.at}${d.text ? ` — ${d.text.replace(/\s+/g, ' ').slice(0, 100)}` : ''}`,
   workerStarted: (address: string, namespace: string, queue: string, build?: { deploymentName: string; buildId: string }) =>
     `troupe worker polling task queue "${queue}" on ${address} (namespace ${namespace})` +
     `${build ? `, build ${build.buildId} of deployment ${build.deploymentName} (runs it starts are pinned to it)` : ''}; Ctrl+C to stop`,
@@ -67,7 +74,8 @@ export const CLI_RUN_TEXTS = {
     workflow: (id: string) => `workflow ${id}`,
   },
   sent: (what: string, id: string) => `sent ${what} to ${id}`,
-  sentDecision: (what: string, request: string, by: string, id: string) => `sent ${what} (${request}) by ${by} to ${id}`,
+  sentDecision: (what: string, request: string, by: string, id: string, digest?: string) =>
+    `sent ${what} (${request}${digest ? `, ${digest}` : ''}) by ${by} to ${id}`,
   /** Who decided when neither --by nor the OS names a user. */
   unknownDecider: 'unknown',
   /** A team agent's child run in its parent's `troupe status`. */

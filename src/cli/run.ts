@@ -10,6 +10,7 @@ import { formatIssue } from '../core/config/issues';
 import type { RunResult } from '../core/ending/result';
 import { finalLine } from '../core/ending/final-line';
 import { printable } from '../core/text/printable';
+import { runIdIssue } from '../core/teams/nested';
 import { loadRoleFile } from '../config-file';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { err, out, outExact, outJson } from './io';
@@ -96,6 +97,12 @@ export async function run(args: ParsedArgs): Promise<number> {
     err(CLI_RUN_TEXTS.noTask(file));
     return 1;
   }
+  const id = stringFlag(args, 'id');
+  const idIssue = id === undefined ? undefined : runIdIssue(id);
+  if (idIssue) {
+    err(idIssue);
+    return 1;
+  }
 
   const conn = await connectOrExplain();
   if (!conn) return 1;
@@ -107,7 +114,7 @@ export async function run(args: ParsedArgs): Promise<number> {
       startRun(conn.client, {
         role: graph,
         task,
-        workflowId: stringFlag(args, 'id'),
+        workflowId: id,
         taskQueue: conn.settings.taskQueue,
       }),
     );

@@ -35,6 +35,11 @@ export interface Run {
   detailsQueued?: boolean;
   /** The waiting flag last written to the attributes (or memo). */
   waitingPublished?: boolean;
+  /**
+   * Tool calls the wave's team agents hold as their shares (`core/budgets/shares.ts`): the wave's
+   * other agents may not take them. 0 outside a wave with teams.
+   */
+  reservedToolCalls?: number;
   /** Team agents' child runs in flight (docs/teams.md, "Nested teams"): `stop`, `pause` and `resume` reach them. */
   children: Array<{ agent: string; workflowId: string; handle?: ChildWorkflowHandle<Workflow> }>;
   /** The labelled timer that runs while a human is needed (`observe.ts`). */

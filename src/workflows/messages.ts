@@ -9,9 +9,9 @@ import { defineQuery, defineSignal, setHandler, type SignalDefinition } from '@t
 import { buildStatusView, type RunStatusView } from '../core/ending/result';
 import { RUN_END_TEXTS } from '../core/ending/texts';
 import { reactivatePausedGoal } from '../core/goals';
-import { recordDecision } from '../core/humans/decisions';
+import { takeDecision } from '../core/humans/decisions';
 import { progressOf, type RunProgress } from '../core/observe/progress';
-import { awaitingHumans, decide, type DecisionKind } from '../core/humans/requests';
+import { awaitingHumans, type DecisionKind } from '../core/humans/requests';
 import { parseSignalPayload, type SignalInputs, type SignalName } from '../core/humans/signals';
 import { startClocks, stopClocks } from '../core/state/clock';
 import { queueMessage, warn, type TranscriptStep } from '../core/state/state';
@@ -65,12 +65,20 @@ function handle<K extends SignalName>(run: Run, name: K, raw: unknown, body: (pa
 
 type ParsedOf<K extends SignalName> = Exclude<ReturnType<typeof parseSignalPayload<K>>, { ok: false }>['value'];
 
-/** Match a decision to its request and remember who decided (`by`, absent from older clients). */
-function onDecision(run: Run, kind: DecisionKind, p: { requestId?: string; by?: string }, text: string | undefined): void {
-  const decision = { kind, ...(text !== undefined ? { text } : {}), at: Date.now(), ...(p.by !== undefined ? { by: p.by } : {}) };
-  const decided = decide(run.state, p.requestId, decision);
-  if (decided.ok) recordDecision(run.state, decided.request);
-  else if (!decided.kept) warn(run.state, decided.warning);
+/**
+ * Match a decision to its request and remember who decided (`by`, absent from older clients) and
+ * what they named (`digest`, which a gate's decision must carry); a refused decision is recorded as
+ * refused. What becomes of it is one pure verdict (`checkDecision`), the shape of an Update validator.
+ */
+function onDecision(run: Run, kind: DecisionKind, p: { requestId?: string; by?: string; digest?: string }, text: string | undefined): void {
+  const decision = {
+    kind,
+    ...(text !== undefined ? { text } : {}),
+    at: Date.now(),
+    ...(p.by !== undefined ? { by: p.by } : {}),
+    ...(p.digest !== undefined ? { digest: p.digest } : {}),
+  };
+  takeDecision(run.state, p.requestId, decision);
 }
 
 /**

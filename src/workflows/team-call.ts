@@ -1,19 +1,22 @@
 /**
  * A team agent's dispatch (docs/teams.md, "Nested teams"): the child role runs as a Temporal child
- * workflow (`troupeRun`, id `<parent id>/<agent>-<n>`, on the parent's task queue), with the agent's
- * input as its task and the parent's remaining budgets as its caps. Cancelling the dispatch's scope
+ * workflow (`troupeRun`, id `<parent id>/<parent run id>/<agent>-<n>`, on the parent's task queue),
+ * with the agent's input as its task and its share of the parent's remaining budgets as its caps.
+ * An id another run already holds fails the dispatch, saying so. Cancelling the dispatch's scope
  * (the run cancelled, a sibling failed, a round timer) cancels the child; the parent close policy
  * cancels it should the parent end first. What its RunResult means is decided in the core
  * (`core/teams/nested.ts`).
  */
-import { CancellationScope, CancelledFailure, ParentClosePolicy, startChild } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { CancellationScope, CancelledFailure, ParentClosePolicy, startChild, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
 import { recordTeamRun } from '../core/budgets/ledger';
+import { ENDS } from '../core/ending/ends';
 import type { RunEnd, RunResult } from '../core/ending/result';
+import type { CompiledBudget, CompiledGraph } from '../core/graph/types';
 import type { AgentCallResult } from '../core/llm/contract';
 import { staticDetails, staticSummary } from '../core/observe/details';
 import { RUNNING_STATUS } from '../core/observe/search';
 import { SUMMARY_TEXTS } from '../core/observe/summaries';
-import { activeMs } from '../core/state/clock';
 import { childGraph, childWorkflowId, teamOutcome, teamTask } from '../core/teams/nested';
 import type { PromptNote } from '../core/prompts/build';
 import type { WaveItem } from '../core/waves/types';
@@ -28,24 +31,56 @@ export function teamLabel(run: Run, item: WaveItem): string {
 }
 
 /**
- * Run `item`'s team as a child workflow (its task: the agent's input and `notes`): its result as the agent's, or the end of the parent's failed
+ * Run `item`'s team as a child workflow (its task: the agent's input and `notes`; its caps: its
+ * `share` of the parent's budgets, `core/budgets/shares.ts`): its result as the agent's, or the end of the parent's failed
  * dispatch when the child ended other than completed or exhausted. Throws a cancellation when the
  * child ended cancelled because the parent cancelled or stopped it.
  */
-export async function teamCall(run: Run, item: WaveItem, label: string, notes: PromptNote[]): Promise<{ ok: true; result: AgentCallResult } | { ok: false; end: RunEnd }> {
+export async function teamCall(
+  run: Run,
+  item: WaveItem,
+  label: string,
+  notes: PromptNote[],
+  share: CompiledBudget,
+): Promise<{ ok: true; result: AgentCallResult } | { ok: false; end: RunEnd }> {
   const { graph, state } = run;
   const team = graph.agents[item.agent].team!;
   const runs = (state.teamRuns ??= {});
   const n = (runs[item.agent] = (runs[item.agent] ?? 0) + 1);
-  const workflowId = childWorkflowId(state.workflowId, item.agent, n);
-  const input = { graph: childGraph(team.graph, graph, state.usage, activeMs(state, Date.now())), task: teamTask(state.task, item.triggers, notes) };
+  const workflowId = childWorkflowId(state.workflowId, workflowInfo().runId, item.agent, n);
+  const input = { graph: childGraph(team.graph, graph, share), task: teamTask(state.task, item.triggers, notes) };
   const child: Run['children'][number] = { agent: item.agent, workflowId };
   run.children.push(child);
   const done = running(run, { kind: 'agent', agent: item.agent, label });
   try {
-    // started as `startRun` starts a run: its UI summary and details, its memo and, where the
-    // parent has them, troupe's search attributes (so `troupe list --waiting` finds its requests)
-    const handle = await startChild(WORKFLOW_TYPE, {
+    const handle = await startTeamRun(run, workflowId, input);
+    // another run holds the id (started by hand: troupe never starts one there)
+    if (handle === undefined) return { ok: false, end: ENDS.teamIdTaken(item.agent, team.file, workflowId) };
+    child.handle = handle;
+    // a stop or a pause that came while the child was starting reaches it now
+    if (state.stop) void handle.signal('stop', state.stop.reason !== undefined ? { reason: state.stop.reason } : {}).catch(() => undefined);
+    else if (state.paused) void handle.signal('pause').catch(() => undefined);
+    const result = (await handle.result()) as RunResult;
+    // a child the parent cancelled or stopped is no failure: the parent ends as it was told to
+    if (result.status === 'cancelled' && (CancellationScope.current().consideredCancelled || state.stop)) throw new CancelledFailure(result.reasonText);
+    const outcome = teamOutcome(item.agent, result);
+    // a failed child's usage still counts: the parent's result says what the run spent
+    if (!outcome.ok) recordTeamRun(state.usage, { agent: item.agent, round: state.round.round, usage: result.usage });
+    return outcome;
+  } finally {
+    run.children = run.children.filter((c) => c !== child);
+    done();
+  }
+}
+
+/**
+ * Start a team's child run as `startRun` starts a run: its UI summary and details, its memo and,
+ * where the parent has them, troupe's search attributes (so `troupe list --waiting` finds its
+ * requests). Undefined when another run already holds `workflowId`.
+ */
+async function startTeamRun(run: Run, workflowId: string, input: { graph: CompiledGraph; task: string }): Promise<ChildWorkflowHandle<Workflow> | undefined> {
+  try {
+    return await startChild(WORKFLOW_TYPE, {
       workflowId,
       args: [input],
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
@@ -62,19 +97,8 @@ export async function teamCall(run: Run, item: WaveItem, label: string, notes: P
           }
         : {}),
     });
-    child.handle = handle;
-    // a stop or a pause that came while the child was starting reaches it now
-    if (state.stop) void handle.signal('stop', state.stop.reason !== undefined ? { reason: state.stop.reason } : {}).catch(() => undefined);
-    else if (state.paused) void handle.signal('pause').catch(() => undefined);
-    const result = (await handle.result()) as RunResult;
-    // a child the parent cancelled or stopped is no failure: the parent ends as it was told to
-    if (result.status === 'cancelled' && (CancellationScope.current().consideredCancelled || state.stop)) throw new CancelledFailure(result.reasonText);
-    const outcome = teamOutcome(item.agent, result);
-    // a failed child's usage still counts: the parent's result says what the run spent
-    if (!outcome.ok) recordTeamRun(state.usage, { agent: item.agent, round: state.round.round, usage: result.usage });
-    return outcome;
-  } finally {
-    run.children = run.children.filter((c) => c !== child);
-    done();
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
+    throw err;
   }
 }

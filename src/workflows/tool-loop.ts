@@ -9,6 +9,7 @@
 import { condition, isCancellation } from '@temporalio/workflow';
 import { addUsage, NO_USAGE, takeToolCall, toolCallAllowed } from '../core/budgets/ledger';
 import type { TokenCounts } from '../core/conditions/view';
+import type { CompiledBudget } from '../core/graph/types';
 import { goalSnapshot } from '../core/goals';
 import { openHumanRequest } from '../core/humans/decisions';
 import { takeDecided } from '../core/humans/requests';
@@ -175,11 +176,11 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
   });
 
   const refuse = () => {
-    takeToolCall(state.usage, graph.budget, agent, spec.yamlName); // counts the refusal
+    takeToolCall(state.usage, toolBudget(run), agent, spec.yamlName); // counts the refusal
     return done(false, TOOL_LOOP_TEXTS.refusedByBudget(graph.budget.maxToolCalls ?? 0), false);
   };
   // the budget is asked before a human is (no point approving a call that cannot run), and taken after
-  if (!toolCallAllowed(state.usage, graph.budget)) return refuse();
+  if (!toolCallAllowed(state.usage, toolBudget(run))) return refuse();
   if (gated) {
     const shown = approvable(state, agent, spec, call.arguments);
     if (!shown.ok) return done(false, shown.content, false);
@@ -188,7 +189,7 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
     if (decision.kind === 'reject') return done(false, TOOL_LOOP_TEXTS.rejected(decision.text ?? ''), false);
     if (decision.kind === 'stopped') return done(false, TOOL_LOOP_TEXTS.rejected('the run is stopping'), false);
   }
-  if (!takeToolCall(state.usage, graph.budget, agent, spec.yamlName)) return done(false, TOOL_LOOP_TEXTS.refusedByBudget(graph.budget.maxToolCalls ?? 0), false);
+  if (!takeToolCall(state.usage, toolBudget(run), agent, spec.yamlName)) return done(false, TOOL_LOOP_TEXTS.refusedByBudget(graph.budget.maxToolCalls ?? 0), false);
   const release = await toolSlot(run);
   try {
     const label = SUMMARY_TEXTS.toolCall(spec.yamlName, agent);
@@ -211,6 +212,16 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
   } finally {
     release();
   }
+}
+
+/**
+ * The tool budget this run's agents draw on now: `max_tool_calls` less the calls held for the team
+ * agents in flight in the same wave (`core/budgets/shares.ts`).
+ */
+function toolBudget(run: Run): CompiledBudget {
+  const { budget } = run.graph;
+  const reserved = run.reservedToolCalls ?? 0;
+  return budget.maxToolCalls === undefined || reserved === 0 ? budget : { ...budget, maxToolCalls: budget.maxToolCalls - reserved };
 }
 
 /**
@@ -253,8 +264,9 @@ async function toolSlot(run: Run): Promise<() => void> {
 type HumanAnswer = { kind: 'approve' | 'reject' | 'answer'; text?: string } | { kind: 'stopped' };
 
 /**
- * Open a `tool_call` request with the arguments exactly as the tool will get them, and wait for its
- * decision at the human gate (`human-gate.ts`); `stop` ends the wait (the call is not run).
+ * Open a `tool_call` request with the arguments exactly as the tool will get them (its digest covers
+ * them: only a decision naming it decides), and wait for its decision at the human gate
+ * (`human-gate.ts`); `stop` ends the wait (the call is not run).
  */
 async function askHuman(run: Run, agent: string, spec: ToolDefinition, argumentsJson: string): Promise<HumanAnswer> {
   const { state } = run;
@@ -263,6 +275,7 @@ async function askHuman(run: Run, agent: string, spec: ToolDefinition, arguments
     agent,
     summary: TOOL_LOOP_TEXTS.requestSummary(agent, spec.yamlName, brief(argumentsJson)),
     payload: { tool: spec.yamlName, arguments: argumentsJson },
+    gate: { tool: spec.yamlName, text: argumentsJson },
     now: Date.now(),
   });
   await awaitDecision(run, request.id);

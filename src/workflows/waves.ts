@@ -22,6 +22,7 @@ import type { Run } from './execution';
 import { failureMessage } from './failures';
 import { activitiesFor, JUDGE_TIMEOUT_MS, SELECTOR_TIMEOUT_MS } from './proxies';
 import { NO_USAGE } from '../core/budgets/ledger';
+import { shareWave, waveParties } from '../core/budgets/shares';
 import type { SelectTurn } from '../core/teams/turns';
 import { teamCall, teamLabel } from './team-call';
 import { runToolLoop } from './tool-loop';
@@ -34,6 +35,10 @@ import { dispatchSucceeded, openDispatchSpan, within, type DispatchSpanEnd } fro
  */
 export async function dispatchWave(run: Run, items: WaveItem[], options: DispatchOptions): Promise<Extract<RunEvent, { kind: 'dispatched' }>> {
   const notesFor = openWave(run, items, options);
+  // the team agents' shares of what is left, taken before anything starts (`core/budgets/shares.ts`)
+  const split = shareWave(run.graph.budget, run.state.usage, activeMs(run.state, Date.now()), waveParties(run.graph, items.map((i) => i.agent)));
+  const shareOf = new Map(items.filter((i) => run.graph.agents[i.agent].team).map((item, n) => [item, split.shares[n]]));
+  run.reservedToolCalls = split.reservedToolCalls;
   const settled: Array<AgentOutcome | undefined> = items.map(() => undefined);
   let failure: RunEnd | undefined;
   const one = async (item: WaveItem, index: number, cancelSiblings: () => void): Promise<void> => {
@@ -42,7 +47,7 @@ export async function dispatchWave(run: Run, items: WaveItem[], options: Dispatc
     let ended: DispatchSpanEnd = { ok: false, error: 'cancelled' };
     try {
       if (run.graph.agents[item.agent].team) {
-        const team = await within(span, () => teamCall(run, item, teamLabel(run, item), notesFor[index]));
+        const team = await within(span, () => teamCall(run, item, teamLabel(run, item), notesFor[index], shareOf.get(item) ?? {}));
         if (team.ok) {
           settled[index] = { item, result: team.result };
           ended = dispatchSucceeded(team.result);
@@ -81,12 +86,17 @@ export async function dispatchWave(run: Run, items: WaveItem[], options: Dispatc
       run.inFlight = run.inFlight.filter((a) => a !== item.agent);
     }
   };
-  if (items.length === 1) {
-    // no sibling to cancel: no scope of its own
-    await one(items[0], 0, () => undefined);
-  } else {
-    const scope = new CancellationScope();
-    await scope.run(() => Promise.all(items.map((item, index) => one(item, index, () => scope.cancel()))));
+  try {
+    if (items.length === 1) {
+      // no sibling to cancel: no scope of its own
+      await one(items[0], 0, () => undefined);
+    } else {
+      const scope = new CancellationScope();
+      await scope.run(() => Promise.all(items.map((item, index) => one(item, index, () => scope.cancel()))));
+    }
+  } finally {
+    // the teams' usage is recorded with the wave's outcomes, before any other call can start
+    run.reservedToolCalls = 0;
   }
   run.inFlight = [];
   return { kind: 'dispatched', outcomes: settled.filter((o): o is AgentOutcome => o !== undefined), ...(failure ? { failure } : {}) };

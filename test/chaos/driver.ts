@@ -432,8 +432,10 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
 async function approveWhenAsked(handle: WorkflowHandle, within: <T>(fn: () => Promise<T>) => Promise<T>, signal: AbortSignal): Promise<void> {
   while (!signal.aborted) {
     const status = await within(() => handle.query(statusQuery)).catch(() => undefined as RunStatusView | undefined);
-    if (status?.pending.some((p) => p.id === 'r1')) {
-      await retrying(() => within(() => sendSignal(handle, 'approve', { requestId: 'r1' })), { signal });
+    const r1 = status?.pending.find((p) => p.id === 'r1');
+    if (r1) {
+      // a gate (before_exit): the decision names the digest it shows
+      await retrying(() => within(() => sendSignal(handle, 'approve', { requestId: 'r1', digest: r1.digest })), { signal });
       return;
     }
     if (status?.phase === 'finished') return;

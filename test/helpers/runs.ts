@@ -9,7 +9,7 @@ import type { ToolRegistry } from '../../src/tools';
 import { compileYaml } from './compile';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult, RunStatusView } from '../../src/core/ending/result';
-import { startRun } from '../../src/client';
+import { decideRequest, startRun, type RunHandle } from '../../src/client';
 import { statusQuery } from '../../src/workflows/messages';
 import type { troupeRun } from '../../src/workflows/run';
 import { startStubLlm, type StubLlm } from './stub-llm';
@@ -99,4 +99,19 @@ export async function waitForStatus(
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`status did not reach the expected state; last: ${JSON.stringify(last)}`);
+}
+
+/**
+ * Decide the run's pending request (`requestId`, or the only one) as a human who saw it: with the
+ * digest a gate shows (docs/semantics.md, "Humans in the loop").
+ */
+export async function decidePending(
+  handle: WorkflowHandle,
+  decision: Parameters<typeof decideRequest>[2],
+  requestId?: string,
+): Promise<void> {
+  const status: RunStatusView = await handle.query(statusQuery);
+  const request = requestId === undefined ? status.pending[0] : status.pending.find((p) => p.id === requestId);
+  if (!request || (requestId === undefined && status.pending.length !== 1)) throw new Error(`no single pending request to decide: ${JSON.stringify(status.pending)}`);
+  await decideRequest(handle as RunHandle, request, decision);
 }

@@ -4,7 +4,8 @@
  * approve request r1 before the result that opens it is committed; on the task's retry, the approve
  * signal and that result arrive in one activation, the signal first. This test builds exactly that
  * history: workflow tasks and activities run on separate workers; the workflow worker stops while the
- * model call that will open r1 is in flight; the call completes, the approve signal for r1 is sent,
+ * model call that will open r1 is in flight; the call completes, the approve signal for r1 is sent
+ * (naming the digest r1 shows, as a human who saw it would: docs/semantics.md, "Gates"),
  * and a new workflow worker receives both in one workflow task. The approval is applied when r1 opens
  * and the gated tool runs; the history replays; with TROUPE_RECORD_HISTORIES=1 it is kept as a
  * fixture (test/fixtures/histories/v0.3/decision-overtakes-its-request.json) that the replay test
@@ -17,6 +18,7 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { sendSignal } from '../../src/client';
+import { gateDigest } from '../../src/core/humans/digest';
 import { startStubLlm, stubGate, type StubLlm } from '../helpers/stub-llm';
 import { compileYaml } from '../helpers/compile';
 import { startRun } from '../../src/client';
@@ -84,13 +86,15 @@ test('an approve signal delivered in the activation that opens its request runs 
     const completed = async () =>
       ((await handle.fetchHistory()).events ?? []).some((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED);
     while (!(await completed())) await new Promise((r) => setTimeout(r, 50));
-    // r1 is not open yet: the human saw it from a task that never committed
-    await sendSignal(handle, 'approve', { requestId: 'r1', by: 'ana' });
+    // r1 is not open yet: the human saw it, with its digest, from a task that never committed
+    const digest = gateDigest({ kind: 'tool_call', requestId: 'r1', agent: 'ops', tool: 'append_line', text: JSON.stringify({ file: deployed, line: 'v2' }) });
+    await sendSignal(handle, 'approve', { requestId: 'r1', by: 'ana', digest });
 
     second = await workflowWorker();
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', finalText: 'deployed', warnings: [] });
-    expect(r.decisions).toEqual([expect.objectContaining({ requestId: 'r1', request: 'tool_call', kind: 'approve', by: 'ana' })]);
+    expect(r.decisions).toEqual([expect.objectContaining({ requestId: 'r1', request: 'tool_call', kind: 'approve', by: 'ana', digest })]);
+    expect(r.decisions[0]).not.toHaveProperty('refused');
     expect(fs.readFileSync(deployed, 'utf8')).toBe('v2\n');
 
     // the history is the race: the result and the signal precede one and the same workflow task

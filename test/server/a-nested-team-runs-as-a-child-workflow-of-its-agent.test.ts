@@ -1,6 +1,6 @@
 /**
  * Nested teams (docs/teams.md, "Nested teams"), through the real workflow, worker and HTTP stub: a
- * team agent runs its role as a Temporal child workflow `<parent id>/<agent>-<n>`; its finalText is
+ * team agent runs its role as a Temporal child workflow `<parent id>/<parent run id>/<agent>-<n>`; its finalText is
  * the agent's result and its usage counts in the parent's; a child that fails fails the parent,
  * naming the agent; cancelling the parent cancels the child; a child's approval is answered through
  * the parent's id with the CLI.
@@ -73,7 +73,7 @@ describe('a nested team', () => {
     expect(r.usage.totalTokens).toBe(r.usage.byAgent.research.totalTokens + r.usage.byAgent.writer.totalTokens);
     expect(r.usage.byAgent.research.totalTokens).toBeGreaterThan(0);
 
-    const childId = `${handle.workflowId}/research-1`;
+    const childId = `${handle.workflowId}/${handle.firstExecutionRunId}/research-1`;
     const child = h.client.workflow.getHandle(childId);
     const described = await child.describe();
     expect(described.type).toBe('troupeRun');
@@ -95,7 +95,7 @@ describe('a nested team', () => {
     expect(r.status).toBe('failed');
     expect(r.reason).toBe('team_failed');
     expect(r.reasonText).toContain('team agent research ended failed');
-    expect(r.reasonText).toContain(`${handle.workflowId}/research-1`);
+    expect(r.reasonText).toContain(`${handle.workflowId}/${handle.firstExecutionRunId}/research-1`);
     expect(h.stub.hits('writer')).toBe(0);
   });
 
@@ -103,8 +103,8 @@ describe('a nested team', () => {
     h.stub.script('searcher', [{ hang: true }]);
     const handle = await h.start(load(RESEARCH()));
     const status = await waitForStatus(handle, (s) => (s.children?.length ?? 0) > 0);
-    expect(status.children).toEqual([{ agent: 'research', workflowId: `${handle.workflowId}/research-1` }]);
-    const child = h.client.workflow.getHandle(`${handle.workflowId}/research-1`);
+    expect(status.children).toEqual([{ agent: 'research', workflowId: `${handle.workflowId}/${handle.firstExecutionRunId}/research-1` }]);
+    const child = h.client.workflow.getHandle(`${handle.workflowId}/${handle.firstExecutionRunId}/research-1`);
     await waitForStatus(child, (s) => s.inFlight.includes('searcher'));
     await handle.cancel();
     const r = await handle.result();
@@ -117,7 +117,7 @@ describe('a nested team', () => {
     h.stub.script('searcher', [{ delayMs: 1500 }]);
     const handle = await h.start(load(RESEARCH()));
     await waitForStatus(handle, (s) => (s.children?.length ?? 0) > 0);
-    const child = h.client.workflow.getHandle(`${handle.workflowId}/research-1`);
+    const child = h.client.workflow.getHandle(`${handle.workflowId}/${handle.firstExecutionRunId}/research-1`);
     await waitForStatus(child, (s) => s.inFlight.includes('searcher'));
     expect((await troupe('stop', handle.workflowId)).code).toBe(0);
     const r = await handle.result();
@@ -132,7 +132,7 @@ describe('a nested team', () => {
     const handle = await h.start(load(RESEARCH(), parent));
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'exhausted', reason: 'timeout' });
-    expect(((await h.client.workflow.getHandle(`${handle.workflowId}/research-1`).result()) as RunResult).status).toBe('cancelled');
+    expect(((await h.client.workflow.getHandle(`${handle.workflowId}/${handle.firstExecutionRunId}/research-1`).result()) as RunResult).status).toBe('cancelled');
     expect(h.stub.hits('writer')).toBe(0);
   });
 
@@ -140,7 +140,7 @@ describe('a nested team', () => {
     h.stub.script('searcher', [{ delayMs: 1000 }]);
     const handle = await h.start(load(RESEARCH()));
     await waitForStatus(handle, (s) => (s.children?.length ?? 0) > 0);
-    const child = h.client.workflow.getHandle(`${handle.workflowId}/research-1`);
+    const child = h.client.workflow.getHandle(`${handle.workflowId}/${handle.firstExecutionRunId}/research-1`);
     expect((await troupe('pause', handle.workflowId)).code).toBe(0);
     await waitForStatus(child, (s) => s.phase === 'paused');
     // the child holds its next wave while paused
@@ -162,7 +162,7 @@ describe('a nested team', () => {
     const handle = await h.start(load(team, parent));
     const r = await handle.result();
     // one call spent by intro leaves the team two: it stops before its checker
-    const child = (await h.client.workflow.getHandle(`${handle.workflowId}/research-1`).result()) as RunResult;
+    const child = (await h.client.workflow.getHandle(`${handle.workflowId}/${handle.firstExecutionRunId}/research-1`).result()) as RunResult;
     expect(child).toMatchObject({ status: 'budget_exceeded', reason: 'max_turns_exceeded' });
     expect(child.usage.agentCalls).toBe(2);
     expect(h.stub.hits('checker')).toBe(0);
@@ -172,7 +172,7 @@ describe('a nested team', () => {
 
   test("a child's approval shows in the parent's status and is answered through the parent's id", async () => {
     const handle = await h.start(load(RESEARCH('approval: { before_exit: true }\n')));
-    const childId = `${handle.workflowId}/research-1`;
+    const childId = `${handle.workflowId}/${handle.firstExecutionRunId}/research-1`;
     const child = h.client.workflow.getHandle(childId);
     await waitForStatus(child, (s) => s.pending.length > 0);
     // troupe list finds the child waiting for a human, as any run

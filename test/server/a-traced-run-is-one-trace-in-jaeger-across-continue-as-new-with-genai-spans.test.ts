@@ -245,7 +245,7 @@ describe('a traced run in Jaeger', () => {
     const trace = await oneTraceOf(jaeger, workflowId, 2);
     const team = trace.spans.find((s) => s.operationName === 'invoke_agent research')!;
     expect(tag(team, 'troupe.team')).toBe('./research-team.yaml');
-    const [child] = trace.spans.filter((s) => s.operationName === 'RunWorkflow:troupeRun' && tag(s, 'workflowId') === `${workflowId}/research-1`);
+    const [child] = trace.spans.filter((s) => s.operationName === 'RunWorkflow:troupeRun' && tag(s, 'workflowId') === `${workflowId}/${handle.firstExecutionRunId}/research-1`);
     expect(child).toBeDefined();
     expect(parentOf(trace, child)?.operationName).toBe('StartChildWorkflow:troupeRun');
     expect(isBeneath(trace, child, team)).toBe(true);

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
+import { decidePending, startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { startTroupe, troupe } from '../helpers/cli';
 
 function writeConfig(yaml: string): string {
@@ -97,7 +97,7 @@ approval:
     await waitForStatus(handle, (s) => s.phase === 'awaiting_human');
     expect(running.stdout()).toContain(`  ✋ waiting for a human: r1 (before_exit) writer — approve the final result of writer: writer reply 1\n`);
     expect(running.stdout()).not.toContain('answer:');
-    await handle.signal('approve', {});
+    await decidePending(handle, { kind: 'approve' });
     const r = await running.done;
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('\ncompleted: writer took the exit edge');

@@ -30,19 +30,20 @@ describe('decisions say who decided', () => {
     h.stub.script('writer', [{ text: 'draft one' }, { text: 'draft two' }]);
     const handle = await h.start(CONFIG);
     const id = handle.workflowId;
-    await waitForStatus(handle, (s) => s.pending.some((p) => p.id === 'r1'));
+    const first = await waitForStatus(handle, (s) => s.pending.some((p) => p.id === 'r1'));
+    const { digest } = first.pending[0];
     const rejected = await troupe('reject', id, '--reason', 'needs a title', '--by', 'alice');
-    expect(rejected).toMatchObject({ code: 0, stdout: `sent reject (r1) by alice to ${id}\n` });
+    expect(rejected).toMatchObject({ code: 0, stdout: `sent reject (r1, ${digest}) by alice to ${id}\n` });
 
     const waiting = await waitForStatus(handle, (s) => s.pending.some((p) => p.id === 'r2'));
     expect(waiting.decisions).toEqual([
-      { requestId: 'r1', request: 'before_exit', agent: 'writer', kind: 'reject', by: 'alice', at: expect.any(String), text: 'needs a title' },
+      { requestId: 'r1', request: 'before_exit', agent: 'writer', kind: 'reject', by: 'alice', at: expect.any(String), text: 'needs a title', digest },
     ]);
     const status = await troupe('status', id);
     expect(status.stdout).toMatch(/\n {2}✗ r1 \(before_exit\) writer rejected by alice at \d{4}-\d\d-\d\dT[\d:.]+Z — needs a title\n/);
 
-    // an older client's payload has no `by`: the decision still counts, without a name
-    await handle.signal('approve', { requestId: 'r2' });
+    // a payload without `by` (older clients): the decision still counts, without a name
+    await handle.signal('approve', { requestId: 'r2', digest: waiting.pending[0].digest });
     const r = await handle.result();
     expect(r.status).toBe('completed');
     expect(r.decisions.map((d) => [d.requestId, d.kind, d.by])).toEqual([

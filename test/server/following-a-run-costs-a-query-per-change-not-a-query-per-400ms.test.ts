@@ -12,7 +12,7 @@ import { followRun, type FollowEvent } from '../../src/client';
 import type { QueryCountSinks } from '../fixtures/count-queries-interceptor';
 import type { RunProgress } from '../../src/core/observe/progress';
 import { progressQuery } from '../../src/workflows/messages';
-import { startHarness, type Harness } from '../helpers/runs';
+import { decidePending, startHarness, type Harness } from '../helpers/runs';
 import { defaultWorkflowsPath } from '../helpers/temporal';
 
 const LOOP = `
@@ -160,7 +160,7 @@ describe('following a run', () => {
     // the time under test: three quiet seconds in which nothing moves
     await new Promise((r) => setTimeout(r, 3_000));
     expect(count(id, 'status')).toBe(before);
-    await handle.signal('approve', { by: 'alice' });
+    await decidePending(handle, { kind: 'approve', by: 'alice' });
     const result = await followed;
     expect(result.status).toBe('completed');
     expect(result.decisions).toEqual([expect.objectContaining({ requestId: 'r1', by: 'alice' })]);

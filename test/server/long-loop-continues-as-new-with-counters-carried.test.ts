@@ -2,6 +2,12 @@ import type { DevServer } from '../../src/dev/temporal-server';
 import { startHarness, type Harness } from '../helpers/runs';
 import { startDedicatedServer } from '../helpers/temporal';
 import { followRun, type FollowEvent } from '../../src/client';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { loadRoleFile } from '../../src/config-file';
+import type { TranscriptStep } from '../../src/core/state/state';
+import { transcriptQuery } from '../../src/workflows/messages';
 
 describe('continue-as-new', () => {
   let server: DevServer;
@@ -72,5 +78,39 @@ collaboration:
     expect(runs.length).toBeGreaterThan(1);
     expect(new Set(runs).size).toBe(runs.length);
     expect(events.find((e) => e.kind === 'started')).toMatchObject({ graph: { name: 'long-followed', maxIterations: 12 } });
+  });
+
+  test("a team agent's child ids carry the run id of the execution that starts them, and never repeat across continue-as-new", async () => {
+    h.stub.reset();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-can-team-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'team.yaml'), 'name: research-team\nagents:\n  searcher: { instructions: "Search." }\ncollaboration:\n  topology: pipeline\n  agents: [searcher]\n');
+      fs.writeFileSync(
+        path.join(dir, 'role.yaml'),
+        'name: long-team\nagents:\n  research: { description: Researches, team: ./team.yaml }\n  critic: { instructions: "Critique." }\n' +
+          'collaboration:\n  topology: review-loop\n  agents: [research, critic]\n  max_iterations: 8\n  termination:\n    any_of:\n      - max_iterations: 8\n',
+      );
+      const loaded = loadRoleFile(path.join(dir, 'role.yaml'));
+      expect(loaded.errors).toEqual([]);
+      const handle = await h.start(loaded.graph!);
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: 'exhausted', reason: 'max_iterations', steps: 16 });
+      const steps: TranscriptStep[] = await h.client.workflow.getHandle(handle.workflowId).query(transcriptQuery);
+      const ids = steps.flatMap((s) => (s.team ? [s.team] : []));
+      expect(ids).toHaveLength(8);
+      const parts = ids.map((id) => /^(.*)\/([^/]+)\/research-(\d+)$/.exec(id));
+      expect(parts.map((m) => m?.[1])).toEqual(ids.map(() => handle.workflowId));
+      expect(parts.map((m) => Number(m?.[3]))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      // the run continued as new: later children name a later execution, each the one that started it
+      const runIds = parts.map((m) => m![2]);
+      expect(runIds[0]).toBe(handle.firstExecutionRunId);
+      expect(new Set(runIds).size).toBeGreaterThan(1);
+      for (const [i, id] of ids.entries()) {
+        const parent = (await h.client.workflow.getHandle(id).describe()).parentExecution;
+        expect(parent).toEqual({ workflowId: handle.workflowId, runId: runIds[i] });
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -47,10 +47,11 @@ approval:
       ]),
     drive: async (handle) => {
       await handle.signal('message', { text: 'hurry' });
-      await waitForStatus(handle, (s) => s.pending.some((p) => p.id === 'r1'));
-      await handle.signal('reject', { reason: 'add evidence' });
-      await waitForStatus(handle, (s) => s.pending.some((p) => p.id === 'r2'));
-      await handle.signal('approve', {});
+      // gates: each decision names the digest its request shows
+      const first = await waitForStatus(handle, (s) => s.pending.some((p) => p.id === 'r1'));
+      await handle.signal('reject', { reason: 'add evidence', digest: first.pending[0].digest });
+      const second = await waitForStatus(handle, (s) => s.pending.some((p) => p.id === 'r2'));
+      await handle.signal('approve', { digest: second.pending[0].digest });
     },
   },
   'review-loop-score': {

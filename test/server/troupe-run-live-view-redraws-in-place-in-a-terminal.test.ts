@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startHarness, type Harness } from '../helpers/runs';
+import { decidePending, startHarness, type Harness } from '../helpers/runs';
 import { testAddress } from '../helpers/temporal';
 import { hasTmux, openTerminal, type Terminal } from '../helpers/terminal';
 
@@ -74,7 +74,7 @@ const writerRow = (screen: string[]) => screen.find((row) => row.startsWith('  �
     expect(waiting.join('\n')).toContain('round 1 · wave 2 · 2 steps');
     expect(waiting).toContain('  ✋ waiting for a human: r1 (before_exit) editor — approve the final result of editor: tides rise and fall');
 
-    await h.client.workflow.getHandle(id).signal('approve', { by: 'alice' });
+    await decidePending(h.client.workflow.getHandle(id), { kind: 'approve', by: 'alice' });
     const end = await term.waitFor((s) => s.some((row) => row.startsWith('[exit ')), 'the command ending');
     const text = end.join('\n');
     expect(headers(end, id)).toHaveLength(1);

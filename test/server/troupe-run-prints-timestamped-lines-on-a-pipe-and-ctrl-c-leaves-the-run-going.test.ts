@@ -8,9 +8,10 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
+import { decidePending, startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { startTroupe } from '../helpers/cli';
 import { testAddress } from '../helpers/temporal';
+import { gateDigest } from '../../src/core/humans/digest';
 
 const BIN = path.resolve(__dirname, '..', '..', 'bin', 'troupe.js');
 
@@ -74,7 +75,7 @@ describe('troupe run on a pipe', () => {
     const id = `piped-${Date.now()}`;
     const run = spawnTroupe(h, ['run', writeConfig(CONFIG), '--id', id]);
     await run.waitForStdout(`approve: troupe approve ${id} --request r1`);
-    await h.client.workflow.getHandle(id).signal('approve', { by: 'alice' });
+    await decidePending(h.client.workflow.getHandle(id), { kind: 'approve', by: 'alice' });
     expect(await run.exited).toBe(0);
     const out = run.stdout();
     expect(out).not.toContain('\u001b');
@@ -87,6 +88,7 @@ describe('troupe run on a pipe', () => {
       expect.stringMatching(/^ {2}\[round 1 · wave 1\] writer \(\d+ tok, #[0-9a-f]{12}\) writer reply 1$/),
       expect.stringMatching(/^ {2}\[round 1 · wave 2\] editor \(\d+ tok, #[0-9a-f]{12}\) tides rise and fall$/),
       '  ✋ waiting for a human: r1 (before_exit) editor — approve the final result of editor: tides rise and fall',
+      `     digest:  ${gateDigest({ kind: 'before_exit', requestId: 'r1', agent: 'editor', tool: '', text: 'tides rise and fall' })}`,
       `     approve: troupe approve ${id} --request r1 [--note "..."]`,
       `     reject:  troupe reject ${id} --request r1 --reason "..."`,
       expect.stringMatching(/^ {2}✓ r1 \(before_exit\) editor approved by alice at \d{4}-/),
@@ -106,7 +108,7 @@ describe('troupe run on a pipe', () => {
     await waitForStatus(handle, (s) => s.phase === 'awaiting_human');
     const watch = startTroupe('status', handle.workflowId, '--watch');
     await watch.waitForStdout(`approve: troupe approve ${handle.workflowId} --request r1`);
-    await handle.signal('approve', {});
+    await decidePending(handle, { kind: 'approve' });
     const r = await watch.done;
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^\d\d:\d\d:\d\d {3}✋ waiting for a human: r1 \(before_exit\) editor/m);

@@ -81,7 +81,7 @@ describe('troupe worker --metrics', () => {
     expect(waiting.pending).toEqual([expect.objectContaining({ id: 'r1', kind: 'before_exit' })]);
     await until(url, (s) => waitingOf(s)[0] === 1, 'troupe_runs_waiting never went to 1 while the run waited');
 
-    await handle.signal('approve', { requestId: 'r1' });
+    await handle.signal('approve', { requestId: 'r1', digest: waiting.pending[0].digest });
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', finalText: 'filed it' });
     expect(fs.readFileSync(filed, 'utf8')).toBe('filed\n');

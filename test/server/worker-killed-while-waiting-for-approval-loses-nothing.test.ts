@@ -34,7 +34,7 @@ approval:
     await first.kill();
     // the approval is sent while no worker runs: Temporal keeps it
     expect((await troupe('signal', handle.workflowId, 'note')).code).toBe(0);
-    await tc.client.workflow.getHandle(handle.workflowId).signal('approve', { requestId: 'r1' });
+    await tc.client.workflow.getHandle(handle.workflowId).signal('approve', { requestId: 'r1', digest: waiting.pending[0].digest });
     await suite.spawn(queue);
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', reason: 'exit', finalText: 'the final answer' });

@@ -128,13 +128,13 @@ describe('upgrading the workflow under a run that waits for approval', () => {
     const unguarded = unguardedSource();
     h.stub.script('writer', [{ text: 'draft v2' }]);
     const handle = await h.start(CONFIG);
-    await waitForStatus(handle, (s) => s.phase === 'awaiting_human');
+    const waiting = await waitForStatus(handle, (s) => s.phase === 'awaiting_human');
 
     await h.worker.stop();
     const wrong = await workerFrom(unguarded);
     // (`troupe approve` would refuse: it reads the pending requests first, and no query can be
     // answered while the worker cannot replay the run; the signal itself is accepted by the server)
-    await sendSignal(handle, 'approve', {});
+    await sendSignal(handle, 'approve', { requestId: 'r1', digest: waiting.pending[0].digest });
     const deadline = Date.now() + 30_000;
     let failure = '';
     while (!failure && Date.now() < deadline) {

@@ -4,6 +4,7 @@
  * pauses. Pure: the workflow passes in its time and what the last wave brought.
  */
 import { checkWaveBudget } from '../budgets/ledger';
+import { shareWave, waveParties } from '../budgets/shares';
 import type { CompiledGraph } from '../graph/types';
 import { awaitingHumans, holdsResults } from '../humans/requests';
 import { activeMs } from '../state/clock';
@@ -41,6 +42,17 @@ export function situationOf(state: RunState, graph: CompiledGraph, point: Decisi
     termination: point === 'before_retry' ? null : evaluateTermination(graph.termination, terminationView(state, now)),
     cap: cap ? { group: cap.group, cap: graph.maxIterations } : null,
     ...(graph.maxTurns !== undefined && state.round.messages >= graph.maxTurns ? { turns: graph.maxTurns } : {}),
-    budget: checkWaveBudget(graph.budget, state.usage, activeMs(state, now), waveSize),
+    budget: waveBudget(state, graph, point, waveSize, now),
   };
+}
+
+/**
+ * The budget check before a wave: a crossed budget, a wave past `max_agent_calls`, or team agents
+ * whose shares of what is left cannot each cover what they need (`core/budgets/shares.ts`).
+ */
+function waveBudget(state: RunState, graph: CompiledGraph, point: DecisionPoint, waveSize: number, now: number) {
+  const active = activeMs(state, now);
+  const crossed = checkWaveBudget(graph.budget, state.usage, active, waveSize);
+  if (crossed || point !== 'before_wave') return crossed;
+  return shareWave(graph.budget, state.usage, active, waveParties(graph, state.frontier.map((w) => w.agent))).short ?? null;
 }

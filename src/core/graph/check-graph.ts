@@ -124,7 +124,8 @@ function buildGraphSchema() {
       maxCostUsd: z.number().positive().optional(),
       maxAgentCalls: positiveInt.optional(),
       maxDurationMs: positiveInt.optional(),
-      maxToolCalls: positiveInt.optional(),
+      // 0 for a team run whose share of its parent's tool calls is none (`core/budgets/shares.ts`)
+      maxToolCalls: z.number().int().min(0).optional(),
     }),
   });
 }

@@ -35,6 +35,7 @@ export const GRAPH_MESSAGES = {
   agentsWithoutTopology: 'collaboration.agents is only used with a topology; it is ignored here',
   noEdges: 'needs a topology or a flow: the graph has no edges',
   reservedAgentName: '"parent" is the orchestrator node and cannot be an agent name',
+  reservedUserName: '"user" is the human a transfer to user reaches (handoffs: [user]) and cannot be an agent name',
   parentInTopology: '"parent" is the orchestrator node and cannot be listed as an agent',
   badAgentName: (name: string) => `agent name "${clip(name)}" may not contain whitespace, ">" or ":"`,
   // troupe's other checks

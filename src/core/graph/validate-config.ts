@@ -8,7 +8,7 @@ import type { PathIssue } from '../config/issues';
 import type { ValidationIssues } from './validate';
 import { GRAPH_MESSAGES as M } from './messages';
 import { outputSchemaError } from '../output/validator';
-import { PARENT, type CompiledAgent, type ResolvedModel } from './types';
+import { PARENT, USER, type CompiledAgent, type ResolvedModel } from './types';
 
 /** What the config checks read. */
 interface ConfigCheckInput {
@@ -23,6 +23,7 @@ interface ConfigCheckInput {
 function checkAgentNames(config: RoleConfig, errors: PathIssue[]): void {
   for (const name of Object.keys(config.agents)) {
     if (name === PARENT) errors.push({ path: ['agents', name], message: M.reservedAgentName, at: 'key' });
+    else if (name === USER) errors.push({ path: ['agents', name], message: M.reservedUserName, at: 'key' });
     else if (!AGENT_NAME_RE.test(name)) errors.push({ path: ['agents', name], message: M.badAgentName(name), at: 'key' });
   }
 }

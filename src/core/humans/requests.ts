@@ -4,9 +4,11 @@
  * result is held back from routing until a human decides) or when `approval.before_exit` asks for
  * the final result. A decision signal (`approve`, `reject`, `answer`) is matched to the named open
  * request, or to the only one; the workflow later takes the decided requests and acts on them in
- * the order the decisions arrived. Ids are `r1`, `r2`, … Pure: time is passed in.
+ * the order the decisions arrived. A decision on a gate ({@link GATE_KINDS}) must name the digest of
+ * what the gate shows (`digest.ts`), or it is refused. Ids are `r1`, `r2`, … Pure: time is passed in.
  */
 import type { Trigger } from '../waves/types';
+import { gateDigest } from './digest';
 import { HUMAN_TEXTS } from './texts';
 
 /**
@@ -34,6 +36,8 @@ export interface Decision {
   at: number;
   /** Who decided, as the sender named them (absent from clients older than `--by`). */
   by?: string;
+  /** The digest of what the sender saw, as the request showed it (a gate's decision must name it). */
+  digest?: string;
 }
 
 /**
@@ -52,6 +56,13 @@ export interface DecisionRecord {
   at: string;
   /** The note (approve), reason (reject) or answer text. */
   text?: string;
+  /** The digest the decision named (decisions on gates). */
+  digest?: string;
+  /**
+   * Why the decision was refused, when it was: a decision on a gate that named no digest, or not
+   * the one the request shows. A refused decision decides nothing; the request stays open.
+   */
+  refused?: string;
 }
 
 /** A request waiting for a decision, as the `status` query and the CLI show it. */
@@ -64,6 +75,11 @@ export interface PendingRequest {
   /** Workflow time (ms) the wait began. */
   since: number;
   payload?: unknown;
+  /**
+   * A gate's digest of what it shows (`sha256:<hex>`, `digest.ts`): `approve` and `reject` must
+   * name it. Absent on requests that are no gate.
+   */
+  digest?: string;
 }
 
 /** A request as the run state keeps it, from opening until its decision has been acted on. */
@@ -116,19 +132,36 @@ export function formatRequestId(n: number): string {
   return `r${n}`;
 }
 
-/** Open a request and add it to the book. */
-export function openRequest(
-  book: RequestBook,
-  req: { kind: RequestKind; agent?: string; summary: string; payload?: unknown; held?: HumanRequest['held']; now: number },
-): HumanRequest {
+/** What to open a request with. */
+export interface RequestToOpen {
+  kind: RequestKind;
+  agent?: string;
+  summary: string;
+  payload?: unknown;
+  held?: HumanRequest['held'];
+  /**
+   * What a gate shows, exactly, which its digest covers: the tool (empty for `before_exit`) and the
+   * arguments text the tool will get, or the final text.
+   */
+  gate?: { tool: string; text: string };
+  now: number;
+}
+
+/** Open a request and add it to the book; a gate gets the digest of what it shows. */
+export function openRequest(book: RequestBook, req: RequestToOpen): HumanRequest {
   book.requestCounter += 1;
+  const id = formatRequestId(book.requestCounter);
+  const digest = GATE_KINDS.includes(req.kind)
+    ? gateDigest({ kind: req.kind, requestId: id, agent: req.agent ?? '', tool: req.gate?.tool ?? '', text: req.gate?.text ?? '' })
+    : undefined;
   const request: HumanRequest = {
-    id: formatRequestId(book.requestCounter),
+    id,
     kind: req.kind,
     agent: req.agent,
     summary: req.summary.slice(0, 500),
     since: req.now,
     payload: req.payload,
+    ...(digest !== undefined ? { digest } : {}),
     ...(req.held ? { held: req.held } : {}),
   };
   book.requests.push(request);
@@ -139,7 +172,7 @@ export function openRequest(
 export function pendingRequests(book: RequestBook): PendingRequest[] {
   return book.requests
     .filter((r) => r.decision === undefined)
-    .map(({ id, kind, agent, summary, since, payload }) => ({ id, kind, agent, summary, since, payload }));
+    .map(({ id, kind, agent, summary, since, payload, digest }) => ({ id, kind, agent, summary, since, payload, ...(digest !== undefined ? { digest } : {}) }));
 }
 
 /** Whether any request waits for a decision. */
@@ -171,11 +204,22 @@ function resolveDecision(
   return { ok: true, request: pending[0] };
 }
 
-/** A decision on a request: recorded, kept until its request opens, or turned away with a warning. */
-type DecideOutcome =
+/**
+ * What becomes of a decision: applied to its request, kept until its request opens, refused (a
+ * decision on a gate that names no digest or another one: recorded as refused, the request stays
+ * open), or ignored (it matches no request, or answers a gate) with a warning.
+ */
+export type DecideOutcome =
   | { ok: true; request: HumanRequest & { decision: Decision } }
   | { ok: false; kept: true }
-  | { ok: false; kept?: false; warning: string };
+  | { ok: false; kept?: false; refused: { request: PendingRequest; reason: string }; warning: string }
+  | { ok: false; kept?: false; refused?: undefined; warning: string };
+
+/** What {@link checkDecision} says of a decision, before anything changes. */
+export type DecisionVerdict =
+  | { ok: true; request: PendingRequest }
+  | { ok: false; kept: true }
+  | Extract<DecideOutcome, { warning: string }>;
 
 /** The number of a request id (`r7` → 7), or undefined for anything else. */
 function requestNumber(id: string): number | undefined {
@@ -184,46 +228,73 @@ function requestNumber(id: string): number | undefined {
 }
 
 /**
- * Record a decision on the matching open request; returns the warning when it matches none. The
- * request moves to the end of the book so decided requests are acted on in arrival order. An answer
- * to a gate ({@link GATE_KINDS}) is turned away, and a decision naming a request not opened yet (at
- * most {@link EARLY_DECISION_LIMITS} ahead) is kept until it opens.
+ * Why a decision may not decide `request`, or undefined when it may: an answer never decides a
+ * gate, and a gate's approve or reject must name the digest the gate shows.
  */
-export function decide(book: RequestBook, requestId: string | undefined, decision: Decision): DecideOutcome {
+function gateRefusal(request: PendingRequest, decision: Decision): { ignored: string } | { refused: string } | undefined {
+  if (!GATE_KINDS.includes(request.kind)) return undefined;
+  if (decision.kind === 'answer') return { ignored: HUMAN_TEXTS.requests.answerToGate(request.id, request.kind) };
+  // a gate opened by a release before digests shows none, and is decided as it was then
+  if (request.digest === undefined || decision.digest === request.digest) return undefined;
+  return { refused: decision.digest === undefined ? HUMAN_TEXTS.requests.noDigest : HUMAN_TEXTS.requests.otherDigest(decision.digest) };
+}
+
+/**
+ * Whether a decision decides a request, and why not, without changing anything: the shape of a
+ * validator (docs/semantics.md, "Humans in the loop"). It matches the named open request, or the
+ * only one open; a decision naming a request not opened yet (at most {@link EARLY_DECISION_LIMITS}
+ * ahead) is to be kept until it opens; a decision on a gate must name its digest.
+ */
+export function checkDecision(book: RequestBook, requestId: string | undefined, decision: Decision): DecisionVerdict {
   const resolved = resolveDecision(pendingRequests(book), requestId, decision.kind);
   if (!resolved.ok) {
-    if (requestId !== undefined && keepEarly(book, requestId, decision)) return { ok: false, kept: true };
+    if (requestId !== undefined && canKeepEarly(book, requestId)) return { ok: false, kept: true };
     return resolved;
   }
-  if (decision.kind === 'answer' && GATE_KINDS.includes(resolved.request.kind)) {
-    return { ok: false, warning: HUMAN_TEXTS.requests.answerToGate(resolved.request.id, resolved.request.kind) };
+  const refusal = gateRefusal(resolved.request, decision);
+  if (refusal === undefined) return resolved;
+  if ('ignored' in refusal) return { ok: false, warning: refusal.ignored };
+  const { request } = resolved;
+  return { ok: false, refused: { request, reason: refusal.refused }, warning: HUMAN_TEXTS.requests.refused(decision.kind, request.id, request.kind, refusal.refused) };
+}
+
+/**
+ * Record a decision on the matching open request, as {@link checkDecision} says: the request moves
+ * to the end of the book so decided requests are acted on in arrival order; a decision for a request
+ * not opened yet is kept until it opens; a refused or ignored one changes nothing here (the caller
+ * records a refusal, `decisions.ts`).
+ */
+export function decide(book: RequestBook, requestId: string | undefined, decision: Decision): DecideOutcome {
+  const verdict = checkDecision(book, requestId, decision);
+  if (!verdict.ok) {
+    if (verdict.kept) (book.early ??= []).push({ requestId: requestId as string, decision });
+    return verdict;
   }
-  const index = book.requests.findIndex((r) => r.id === resolved.request.id);
+  const index = book.requests.findIndex((r) => r.id === verdict.request.id);
   const [request] = book.requests.splice(index, 1);
   request.decision = decision;
   book.requests.push(request);
   return { ok: true, request: request as HumanRequest & { decision: Decision } };
 }
 
-/** Keep a decision for a request not opened yet; false when the id is no such request or the book is full. */
-function keepEarly(book: RequestBook, requestId: string, decision: Decision): boolean {
+/** Whether a decision for `requestId`, not opened yet, may be kept: a request id a little ahead, one per id, a bounded number. */
+function canKeepEarly(book: RequestBook, requestId: string): boolean {
   const n = requestNumber(requestId);
   if (n === undefined || n <= book.requestCounter || n > book.requestCounter + EARLY_DECISION_LIMITS.ahead) return false;
-  const early = (book.early ??= []);
-  if (early.length >= EARLY_DECISION_LIMITS.kept || early.some((e) => e.requestId === requestId)) return false;
-  early.push({ requestId, decision });
-  return true;
+  const early = book.early ?? [];
+  return early.length < EARLY_DECISION_LIMITS.kept && !early.some((e) => e.requestId === requestId);
 }
 
 /**
  * Apply the decision kept for `request` (just opened), if one was: as if it had arrived now, so an
- * answer to a gate is turned away here too.
+ * answer to a gate is turned away here too, and a kept decision on a gate applies only when it names
+ * the digest the gate opened with (otherwise it is refused).
  */
-export function decideKept(book: RequestBook, request: HumanRequest): DecideOutcome | undefined {
+export function decideKept(book: RequestBook, request: HumanRequest): { outcome: DecideOutcome; decision: Decision } | undefined {
   const index = book.early?.findIndex((e) => e.requestId === request.id) ?? -1;
   if (index < 0 || !book.early) return undefined;
   const [kept] = book.early.splice(index, 1);
-  return decide(book, request.id, kept.decision);
+  return { outcome: decide(book, request.id, kept.decision), decision: kept.decision };
 }
 
 /** Decisions kept for requests that never opened (reported when the run ends). */
@@ -231,9 +302,8 @@ export function keptDecisions(book: RequestBook): EarlyDecision[] {
   return book.early ?? [];
 }
 
-/** The record of a decided request's decision. */
-export function decisionRecord(request: HumanRequest & { decision: Decision }): DecisionRecord {
-  const { decision } = request;
+/** The record of a decision on `request`: applied (the request's own), or refused with its reason. */
+export function decisionRecord(request: PendingRequest, decision: Decision, refused?: string): DecisionRecord {
   return {
     requestId: request.id,
     request: request.kind,
@@ -242,6 +312,8 @@ export function decisionRecord(request: HumanRequest & { decision: Decision }): 
     ...(decision.by !== undefined ? { by: decision.by } : {}),
     at: new Date(decision.at).toISOString(),
     ...(decision.text !== undefined ? { text: decision.text } : {}),
+    ...(decision.digest !== undefined ? { digest: decision.digest } : {}),
+    ...(refused !== undefined ? { refused } : {}),
   };
 }
 

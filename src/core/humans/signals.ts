@@ -30,6 +30,19 @@ const name = z.string().min(1).max(MAX_SIGNAL_NAME_CHARS);
 const noPayload = z.union([z.undefined(), z.null(), z.strictObject({})]).transform(() => ({}));
 /** Who decided (`troupe approve --by NAME`, default the OS user); optional so older clients' payloads still parse. */
 const by = z.string().trim().min(1, NON_EMPTY).max(200).optional();
+/** The form of a gate digest (`core/humans/digest.ts`): anything else is a malformed payload. */
+const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+
+/**
+ * The digest a gate decision names (`sha256:` and 64 lowercase hex characters), optional since only
+ * decisions on gates need one. A regex of its own: zod resets a pattern's lastIndex.
+ */
+function digest() {
+  return z
+    .string()
+    .regex(new RegExp(DIGEST_RE.source, DIGEST_RE.flags), 'must be sha256: and 64 lowercase hex characters, as the request shows it')
+    .optional();
+}
 
 function jsonBytes(v: unknown): number {
   try {
@@ -49,8 +62,8 @@ function buildSignalSchemas() {
   return {
     pause: noPayload,
     resume: noPayload,
-    approve: z.strictObject({ requestId: name.optional(), note: text.optional(), by }),
-    reject: z.strictObject({ requestId: name.optional(), reason: nonEmpty, by }),
+    approve: z.strictObject({ requestId: name.optional(), note: text.optional(), by, digest: digest() }),
+    reject: z.strictObject({ requestId: name.optional(), reason: nonEmpty, by, digest: digest() }),
     answer: z.strictObject({ requestId: name.optional(), text: nonEmpty, by }),
     message: z.strictObject({ text: nonEmpty, to: name.optional() }),
     signal: z.strictObject({

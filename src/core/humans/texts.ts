@@ -20,6 +20,12 @@ export const HUMAN_TEXTS = {
       `ignored ${kept.map((k) => `${k.kind} signal for ${k.requestId}`).join(', ')}: the run ended before that request opened`,
     ambiguous: (d: string, pending: string[]) =>
       `ignored ${d} signal: ${pending.length} requests are pending (${pending.join(', ')}); name one with requestId (--request)`,
+    /** Why a decision on a gate that names no digest is refused (its decision record's `refused`). */
+    noDigest: 'it names no digest: a decision on a gate names the digest of what the request shows (troupe status shows it; troupe approve and troupe reject send it)',
+    /** Why a decision on a gate that names another digest is refused. */
+    otherDigest: (named: string) => `it names digest ${clip(named)}, which is not the digest of what the request shows`,
+    /** The warning of a refused decision: the request stays open. */
+    refused: (d: string, id: string, kind: string, why: string) => `refused ${d} signal for request ${id} (${kind}): ${why}; the request stays open`,
   },
 } as const;
 

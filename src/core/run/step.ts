@@ -242,10 +242,13 @@ function roundEnd(m: Machine, end: RunEnd, env: StepEnv): Command {
   const current = outcome.goalEnd ? { ...outcome.goalEnd } : end;
   if (graph.approval.beforeExit && (current.status === 'completed' || current.status === 'exhausted')) {
     const agents = finalAgents(state);
+    const text = finalText(state, agents);
+    // its digest covers the whole final text, as the RunResult will carry it
     const request = openHumanRequest(state, {
       kind: 'before_exit',
       agent: agents.join(','),
-      summary: RUN_END_TEXTS.beforeExitSummary(agents.join(','), finalText(state, agents).slice(0, 300)),
+      summary: RUN_END_TEXTS.beforeExitSummary(agents.join(','), text.slice(0, 300)),
+      gate: { tool: '', text },
       now: env.now,
     });
     m.phase = { at: 'exit_approval', end: current, requestId: request.id };

@@ -1,6 +1,6 @@
 /**
  * A nested team's run, the pure side (docs/teams.md, "Nested teams"): its workflow id, its task,
- * the budgets it starts with (its own, capped by what the parent has left), and what its RunResult
+ * the budgets it starts with (its own, capped by its share of what the parent has left), and what its RunResult
  * means to the parent — the agent's result, or the end of a failed dispatch. The workflow starts the
  * child (`src/workflows/team-call.ts`).
  */
@@ -8,13 +8,29 @@ import { ENDS } from '../ending/ends';
 import type { RunEnd, RunResult } from '../ending/result';
 import type { CompiledBudget, CompiledGraph } from '../graph/types';
 import type { AgentCallResult } from '../llm/contract';
-import type { UsageLedger } from '../budgets/ledger';
 import { notesSection, type PromptNote } from '../prompts/build';
 import type { Trigger } from '../waves/types';
 
-/** The workflow id of `agent`'s `n`-th team run (from 1) in the run `parentId`. */
-export function childWorkflowId(parentId: string, agent: string, n: number): string {
-  return `${parentId}/${agent}-${n}`;
+/**
+ * The workflow id of `agent`'s `n`-th team run (from 1) in the run `parentId`, started by its
+ * execution `parentRunId`: `<parent id>/<parent run id>/<agent>-<n>`. The run id is Temporal's, known
+ * to nobody before the parent starts, so no other run can hold the id first (docs/teams.md, "Nested
+ * teams"); `n` is carried across continue-as-new, where the run id changes too.
+ */
+export function childWorkflowId(parentId: string, parentRunId: string, agent: string, n: number): string {
+  return `${parentId}/${parentRunId}/${agent}-${n}`;
+}
+
+/** What troupe tells of a workflow id it will not start a run with. */
+export const CHILD_ID_TEXTS = {
+  /** A run's own id may not hold `/`, which only team agents' child runs have. */
+  slashInRunId: (id: string) =>
+    `workflow id "${id.length > 80 ? `${id.slice(0, 80)}…` : id}" holds "/", which troupe keeps for the child runs of team agents (<parent id>/<parent run id>/<agent>-<n>); choose an id without "/"`,
+} as const;
+
+/** Why troupe's client and CLI refuse to start a run with `id`, or undefined when they may (docs/teams.md, "Nested teams"). */
+export function runIdIssue(id: string): string | undefined {
+  return id.includes('/') ? CHILD_ID_TEXTS.slashInRunId(id) : undefined;
 }
 
 /**
@@ -37,19 +53,16 @@ function smaller(a: number | undefined, b: number | undefined): number | undefin
 }
 
 /**
- * The budgets a team starts with: each the smaller of its own and what the parent has left of its
- * own (tokens, cost, agent calls, active time, tool calls). The parent dispatches nothing once a
- * budget is crossed, so what is left is positive; it is kept at least 1 (a limit must be).
+ * The budgets a team starts with: each the smaller of its own and its share of what the parent has
+ * left (`core/budgets/shares.ts`: the shares of a wave's teams add up to no more than that).
  */
-export function childBudget(own: CompiledBudget, parent: CompiledBudget, used: UsageLedger, activeMs: number): CompiledBudget {
-  const left = (limit: number | undefined, spent: number) => (limit === undefined ? undefined : Math.max(1, limit - spent));
-  const leftUsd = parent.maxCostUsd === undefined ? undefined : Math.max(1e-9, parent.maxCostUsd - used.costUsd);
+export function childBudget(own: CompiledBudget, share: CompiledBudget): CompiledBudget {
   const out: CompiledBudget = {
-    maxTotalTokens: smaller(own.maxTotalTokens, left(parent.maxTotalTokens, used.totalTokens)),
-    maxCostUsd: smaller(own.maxCostUsd, leftUsd),
-    maxAgentCalls: smaller(own.maxAgentCalls, left(parent.maxAgentCalls, used.agentCalls)),
-    maxDurationMs: smaller(own.maxDurationMs, left(parent.maxDurationMs, Math.floor(activeMs))),
-    maxToolCalls: smaller(own.maxToolCalls, left(parent.maxToolCalls, used.toolCalls?.total ?? 0)),
+    maxTotalTokens: smaller(own.maxTotalTokens, share.maxTotalTokens),
+    maxCostUsd: smaller(own.maxCostUsd, share.maxCostUsd),
+    maxAgentCalls: smaller(own.maxAgentCalls, share.maxAgentCalls),
+    maxDurationMs: smaller(own.maxDurationMs, share.maxDurationMs),
+    maxToolCalls: smaller(own.maxToolCalls, share.maxToolCalls),
   };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as CompiledBudget;
 }
@@ -58,8 +71,8 @@ export function childBudget(own: CompiledBudget, parent: CompiledBudget, used: U
  * The graph a team runs: its own, with the budgets {@link childBudget} gives and the parent's prices
  * under its own (so the cost it reports counts the models the parent prices).
  */
-export function childGraph(team: CompiledGraph, parent: CompiledGraph, used: UsageLedger, activeMs: number): CompiledGraph {
-  return { ...team, budget: childBudget(team.budget, parent.budget, used, activeMs), pricing: { ...parent.pricing, ...team.pricing } };
+export function childGraph(team: CompiledGraph, parent: CompiledGraph, share: CompiledBudget): CompiledGraph {
+  return { ...team, budget: childBudget(team.budget, share), pricing: { ...parent.pricing, ...team.pricing } };
 }
 
 /** Statuses of a child run whose `finalText` is its agent's result; any other fails the dispatch. */

@@ -4,6 +4,7 @@
  */
 import { parseSignalPayload } from '../../../../src/core/humans/signals';
 import { decide, openRequest } from '../../../../src/core/humans/requests';
+import { gateDigest } from '../../../../src/core/humans/digest';
 import { decisionsOf, recordDecision } from '../../../../src/core/humans/decisions';
 import { buildRunResult, buildStatusView } from '../../../../src/core/ending/result';
 import { createRunState } from '../../../../src/core/state/state';
@@ -40,8 +41,8 @@ describe('recording a decision', () => {
     const state = createRunState(graph, 't', 'wf-1', 1_000);
     state.steps = 3;
     state.round.wave = 2;
-    openRequest(state, { kind: 'before_exit', agent: 'writer', summary: 'approve the final result', now: 2_000 });
-    const decided = decide(state, 'r1', { kind: 'reject', text: 'too short', at: Date.UTC(2026, 10, 5, 12, 0, 1), ...(by ? { by } : {}) });
+    const { digest } = openRequest(state, { kind: 'before_exit', agent: 'writer', summary: 'approve the final result', gate: { tool: '', text: 'the draft' }, now: 2_000 });
+    const decided = decide(state, 'r1', { kind: 'reject', text: 'too short', at: Date.UTC(2026, 10, 5, 12, 0, 1), ...(by ? { by } : {}), digest });
     if (!decided.ok) throw new Error(decided.kept ? 'kept' : decided.warning);
     const record = recordDecision(state, decided.request);
     return { state, record };
@@ -49,7 +50,8 @@ describe('recording a decision', () => {
 
   it('keeps request, kind, agent, by, at and text in the log, and a decision entry in the transcript after the step it followed', () => {
     const { state, record } = decidedRun('alice');
-    const expected = { requestId: 'r1', request: 'before_exit', agent: 'writer', kind: 'reject', by: 'alice', at: '2026-11-05T12:00:01.000Z', text: 'too short' };
+    const digest = gateDigest({ kind: 'before_exit', requestId: 'r1', agent: 'writer', tool: '', text: 'the draft' });
+    const expected = { requestId: 'r1', request: 'before_exit', agent: 'writer', kind: 'reject', by: 'alice', at: '2026-11-05T12:00:01.000Z', text: 'too short', digest };
     expect(record).toEqual(expected);
     expect(decisionsOf(state)).toEqual([expected]);
     expect(state.transcript).toEqual([

@@ -12,6 +12,7 @@ import {
   type RequestBook,
 } from '../../../../src/core/humans/requests';
 import { HUMAN_TEXTS } from '../../../../src/core/humans/texts';
+import { gateDigest } from '../../../../src/core/humans/digest';
 
 const book = (): RequestBook => ({ requests: [], requestCounter: 0 });
 const open = (b: RequestBook, held = false) =>
@@ -120,13 +121,13 @@ describe('exact gates', () => {
   it('an answer never decides a tool call or a final approval; approve and reject do', () => {
     for (const kind of ['tool_call', 'before_exit'] as const) {
       const b = book();
-      gate(b, kind);
+      const { digest } = gate(b, kind);
       expect(decide(b, 'r1', { kind: 'answer', text: 'no - do not deploy', at: 2 })).toEqual({
         ok: false,
         warning: HUMAN_TEXTS.requests.answerToGate('r1', kind),
       });
       expect(pendingRequests(b).map((r) => r.id)).toEqual(['r1']);
-      expect(decide(b, 'r1', { kind: 'reject', text: 'no', at: 3 })).toMatchObject({ ok: true });
+      expect(decide(b, 'r1', { kind: 'reject', text: 'no', at: 3, digest })).toMatchObject({ ok: true });
     }
     // a question an agent asked is still answered
     const b = book();
@@ -137,9 +138,11 @@ describe('exact gates', () => {
   it('a decision for the request that opens next is kept and applied when it opens', () => {
     const b = book();
     // the approve signal was applied before the result that opens r1 (one activation, on a task retry)
-    expect(decide(b, 'r1', { kind: 'approve', at: 2, by: 'ana' })).toEqual({ ok: false, kept: true });
+    // the human saw r1 (and its digest) from a task that later failed
+    const digest = gateDigest({ kind: 'tool_call', requestId: 'r1', agent: 'ops', tool: '', text: '' });
+    expect(decide(b, 'r1', { kind: 'approve', at: 2, by: 'ana', digest })).toEqual({ ok: false, kept: true });
     const r1 = gate(b, 'tool_call');
-    expect(decideKept(b, r1)).toMatchObject({ ok: true, request: { id: 'r1', decision: { kind: 'approve', by: 'ana' } } });
+    expect(decideKept(b, r1)?.outcome).toMatchObject({ ok: true, request: { id: 'r1', decision: { kind: 'approve', by: 'ana', digest } } });
     expect(pendingRequests(b)).toEqual([]);
     expect(keptDecisions(b)).toEqual([]);
   });
@@ -148,14 +151,14 @@ describe('exact gates', () => {
     const b = book();
     decide(b, 'r1', { kind: 'answer', text: 'no', at: 2 });
     const r1 = gate(b, 'tool_call');
-    expect(decideKept(b, r1)).toEqual({ ok: false, warning: HUMAN_TEXTS.requests.answerToGate('r1', 'tool_call') });
+    expect(decideKept(b, r1)?.outcome).toEqual({ ok: false, warning: HUMAN_TEXTS.requests.answerToGate('r1', 'tool_call') });
     expect(pendingRequests(b).map((r) => r.id)).toEqual(['r1']);
   });
 
   it('keeps only ids of requests not opened yet, within reach, once each, and a bounded number', () => {
     const b = book();
-    gate(b, 'tool_call');
-    decide(b, 'r1', { kind: 'approve', at: 2 });
+    const { digest } = gate(b, 'tool_call');
+    decide(b, 'r1', { kind: 'approve', at: 2, digest });
     // r1 was opened already: a second decision is no early one
     expect(decide(b, 'r1', { kind: 'approve', at: 3 })).toMatchObject({ ok: false, warning: expect.stringContaining('not pending') });
     for (const id of ['r0', 'x7', 'r01', `r${2 + EARLY_DECISION_LIMITS.ahead}`]) {

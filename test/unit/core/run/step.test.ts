@@ -12,6 +12,7 @@ import { ENDS } from '../../../../src/core/ending/ends';
 import { RUN_REASONS, statusForReason } from '../../../../src/core/ending/reasons';
 import { buildRunResult, finalAgents, finalText } from '../../../../src/core/ending/result';
 import { RUN_END_TEXTS } from '../../../../src/core/ending/texts';
+import { gateDigest } from '../../../../src/core/humans/digest';
 import { findLoopGroups } from '../../../../src/core/graph/loops';
 import { PARENT, type CompiledGraph, type Edge } from '../../../../src/core/graph/types';
 import { openHumanRequest } from '../../../../src/core/humans/decisions';
@@ -157,6 +158,8 @@ function signalled(text: string, type: string, summary: string): AgentCallResult
 
 const approve = (text?: string) => ({ kind: 'approve' as const, at: 0, by: 'tester', ...(text ? { text } : {}) });
 const reject = (text: string) => ({ kind: 'reject' as const, at: 0, by: 'tester', text });
+/** The digest a gate shows (a decision on it must name it). */
+const digestOf = (s: Stepper, id: string) => ({ digest: s.state.requests.find((r) => r.id === id)?.digest });
 
 describe('the start of a run', () => {
   it('a fresh run asks for the worker\'s start step first, then dispatches the entry wave with the task', () => {
@@ -452,7 +455,16 @@ describe('approval.before_exit', () => {
   it('waits for a decision on the final result with a request that is pending in state', () => {
     const { s } = atApproval();
     expect(pendingRequests(s.state)).toEqual([
-      { id: 'r1', kind: 'before_exit', agent: 'b', summary: RUN_END_TEXTS.beforeExitSummary('b', 'final answer'), since: 0, payload: undefined },
+      {
+        id: 'r1',
+        kind: 'before_exit',
+        agent: 'b',
+        summary: RUN_END_TEXTS.beforeExitSummary('b', 'final answer'),
+        since: 0,
+        payload: undefined,
+        // the digest covers the whole final text, as the RunResult carries it
+        digest: gateDigest({ kind: 'before_exit', requestId: 'r1', agent: 'b', tool: '', text: 'final answer' }),
+      },
     ]);
     expect(s.m.phase).toEqual({ at: 'exit_approval', requestId: 'r1', end: { status: 'completed', reason: 'exit', reasonText: RUN_END_TEXTS.exit(['b']) } });
     // woken with no decision yet: it waits again for the same request
@@ -460,22 +472,25 @@ describe('approval.before_exit', () => {
     expect(s.step(WOKE)).toEqual({ kind: 'await_decision', requestId: 'r1' });
   });
 
-  it('approve ends it completed with the round\'s end', () => {
+  it('approve naming the digest of the final result ends it completed with the round\'s end; one naming none is refused', () => {
     const { s, id } = atApproval();
-    expect(decide(s.state, id, approve('ship it'))).toMatchObject({ ok: true });
+    expect(decide(s.state, id, approve('ship it'))).toMatchObject({ ok: false, refused: {} });
+    expect(s.step(DECIDED)).toEqual({ kind: 'await_decision', requestId: 'r1' });
+    expect(decide(s.state, id, { ...approve('ship it'), ...digestOf(s, id) })).toMatchObject({ ok: true });
     expect(s.step(DECIDED)).toEqual({ kind: 'end', end: { status: 'completed', reason: 'exit', reasonText: RUN_END_TEXTS.exit(['b']) } });
     expect(s.state.requests).toEqual([]);
-    expect(s.trace).toEqual(['prepare', 'dispatch a', 'dispatch b', 'await r1', 'end completed/exit']);
+    // a blind approve was refused: the run waited for r1 again
+    expect(s.trace).toEqual(['prepare', 'dispatch a', 'dispatch b', 'await r1', 'await r1', 'end completed/exit']);
   });
 
   it('reject starts a new round at the final agent alone, with the reason, and asks again at its end', () => {
     const { s, id } = atApproval();
-    decide(s.state, id, reject('cite sources'));
+    decide(s.state, id, { ...reject('cite sources'), ...digestOf(s, id) });
     expect(s.step(DECIDED)).toEqual({ kind: 'dispatch', items: [{ agent: 'b', triggers: [] }], dispatch: 'agent', options: {}, timed: false });
     expect(s.state.round).toMatchObject({ round: 2, wave: 1, lastWave: ['b'], exits: [] });
     expect(s.state.notes.b).toEqual([{ kind: 'reject_reason', text: 'cite sources', from: 'human' }]);
     expect(s.answer({ b: 'with sources' })).toEqual({ kind: 'await_decision', requestId: 'r2' });
-    decide(s.state, 'r2', approve());
+    decide(s.state, 'r2', { ...approve(), ...digestOf(s, 'r2') });
     expect(show(s.step(DECIDED))).toBe('end completed/exit');
     expect(s.state.results.b).toMatchObject({ text: 'with sources', count: 2 });
     expect(s.trace).toEqual(['prepare', 'dispatch a', 'dispatch b', 'await r1', 'dispatch b', 'await r2', 'end completed/exit']);

@@ -1,11 +1,13 @@
 /**
  * A nested team's run, the pure side (docs/teams.md, "Nested teams"): its workflow id, its task, the
- * budgets it starts with (the smaller of its own and what the parent has left), and what its
+ * budgets it starts with (the smaller of its own and its share of what the parent has left), and what its
  * RunResult is to the parent.
  */
 import { emptyLedger, recordCall, recordTeamRun, takeToolCall } from '../../../../src/core/budgets/ledger';
 import type { RunResult } from '../../../../src/core/ending/result';
-import { childBudget, childWorkflowId, teamOutcome, teamTask } from '../../../../src/core/teams/nested';
+import { shareWave } from '../../../../src/core/budgets/shares';
+import type { CompiledBudget } from '../../../../src/core/graph/types';
+import { childBudget, childWorkflowId, runIdIssue, teamOutcome, teamTask } from '../../../../src/core/teams/nested';
 
 const spent = () => {
   const ledger = emptyLedger();
@@ -14,25 +16,35 @@ const spent = () => {
   return ledger;
 };
 
+/** A team agent alone in its wave: its share is all the parent has left (`core/budgets/shares.ts`). */
+const alone = (parent: CompiledBudget, activeMs = 0) => shareWave(parent, spent(), activeMs, { agents: 0, toolAgents: 0, teams: [{ agentCalls: 1 }] }).shares[0];
+
 describe('childBudget', () => {
   it("caps each of the team's budgets by what the parent has left", () => {
     const parent = { maxTotalTokens: 1000, maxCostUsd: 500, maxAgentCalls: 5, maxDurationMs: 60_000, maxToolCalls: 3 };
-    expect(childBudget({}, parent, spent(), 20_000)).toEqual({ maxTotalTokens: 600, maxCostUsd: 100, maxAgentCalls: 4, maxDurationMs: 40_000, maxToolCalls: 2 });
+    expect(childBudget({}, alone(parent, 20_000))).toEqual({ maxTotalTokens: 600, maxCostUsd: 100, maxAgentCalls: 4, maxDurationMs: 40_000, maxToolCalls: 2 });
   });
 
   it("keeps the team's own limit when it is the smaller, and sets none the parent has not", () => {
-    expect(childBudget({ maxTotalTokens: 100, maxAgentCalls: 9 }, { maxAgentCalls: 5 }, spent(), 0)).toEqual({ maxTotalTokens: 100, maxAgentCalls: 4 });
-    expect(childBudget({}, {}, spent(), 0)).toEqual({});
+    expect(childBudget({ maxTotalTokens: 100, maxAgentCalls: 9 }, alone({ maxAgentCalls: 5 }))).toEqual({ maxTotalTokens: 100, maxAgentCalls: 4 });
+    expect(childBudget({}, alone({}))).toEqual({});
   });
 
-  it('never gives a limit below 1 (the parent starts nothing once a budget is crossed)', () => {
-    expect(childBudget({}, { maxTotalTokens: 400, maxAgentCalls: 1 }, spent(), 0)).toEqual({ maxTotalTokens: 1, maxAgentCalls: 1 });
+  it('gives no tool call when the parent has none left: never one past its limit', () => {
+    expect(childBudget({ maxToolCalls: 5 }, alone({ maxToolCalls: 1 }))).toEqual({ maxToolCalls: 0 });
   });
 });
 
 describe('a team run', () => {
-  it('has the id <parent id>/<agent>-<n>', () => {
-    expect(childWorkflowId('report-1', 'research', 2)).toBe('report-1/research-2');
+  it('has the id <parent id>/<parent run id>/<agent>-<n>: the run id, known to nobody before the parent starts, makes it one no other run can hold', () => {
+    expect(childWorkflowId('report-1', '0197a2f4-5c1e-7d3b-9a8e-1f2e3d4c5b6a', 'research', 2)).toBe('report-1/0197a2f4-5c1e-7d3b-9a8e-1f2e3d4c5b6a/research-2');
+  });
+
+  it('may not be started by hand through troupe: a run id with "/" is refused, saying why', () => {
+    expect(runIdIssue('victim/ta-1')).toBe(
+      'workflow id "victim/ta-1" holds "/", which troupe keeps for the child runs of team agents (<parent id>/<parent run id>/<agent>-<n>); choose an id without "/"',
+    );
+    expect(runIdIssue('report-20261130-ab12c')).toBeUndefined();
   });
 
   it("is given the triggering outputs as its task, else the parent's task", () => {
