@@ -64,14 +64,30 @@ interface Listed {
 }
 
 /**
+ * The JSON values of a call written inside stray braces, as Qwen2.5-Coder 1.5B writes its calls from
+ * its template: `{{"name": …, "arguments": {…}}}`, or `{{"name": …, "arguments": {}}}}` with one
+ * brace too many; at most two extra opening and three extra closing braces are taken off.
+ */
+function insideStrayBraces(text: string): Array<{ value: unknown; text: string }> | undefined {
+  const opening = /^\{+/.exec(text)?.[0].length ?? 0;
+  const closing = /\}+$/.exec(text)?.[0].length ?? 0;
+  for (let open = 1; open < Math.min(opening, 3); open += 1) {
+    for (let close = 1; close < Math.min(closing, 4); close += 1) {
+      const values = jsonSequence(text.slice(open, text.length - close), '{');
+      if (values) return values;
+    }
+  }
+  return undefined;
+}
+
+/**
  * The calls `body` lists when it is nothing else: call-shaped objects one after another (whitespace
- * or commas between), or a JSON array of them; doubled braces (`{{…}}`, as small models write from a
- * template) count as one pair.
+ * or commas between), or a JSON array of them; stray braces around a call ({@link insideStrayBraces})
+ * are no other text.
  */
 function listedCalls(body: string): Listed[] | undefined {
   const trimmed = body.trim();
-  let values = jsonSequence(trimmed, '{[');
-  if (!values && trimmed.startsWith('{{') && trimmed.endsWith('}}')) values = jsonSequence(trimmed.slice(1, -1), '{[');
+  const values = jsonSequence(trimmed, '{[') ?? (trimmed.startsWith('{{') ? insideStrayBraces(trimmed) : undefined);
   if (!values) return undefined;
   const listed = values.flatMap(({ value, text }): Listed[] =>
     Array.isArray(value) ? value.map((item) => ({ value: item, text: JSON.stringify(item) ?? '', strict: text })) : [{ value, text, strict: text }],

@@ -23,6 +23,7 @@ describe('a reply that is only a call', () => {
     ['doubled braces, null arguments', '{{"name": "word_count", "arguments": null}}', 'word_count', '{}'],
     // Qwen2.5-Coder 1.5B's transfers, unparsed by its server: doubled braces around a call with arguments
     ['doubled braces around arguments', '{{"name": "word_count", "arguments": {"text": "a"}}}', 'word_count', '{"text":"a"}'],
+    ['doubled braces and one too many', '{{"name": "files__read_text_file", "arguments": {}}}}', 'files__read_text_file', '{}'],
     ['a <tools> tag', '<tools> {"name": "word_count", "arguments": {"text": "a"}} </tools>', 'word_count', '{"text":"a"}'],
     ['a fence inside the tags', '<tool_call>\n```json\n{"name": "word_count", "arguments": {"text": "a"}}\n```\n</tool_call>', 'word_count', '{"text":"a"}'],
     [
@@ -64,6 +65,7 @@ describe('a call amid other text is quoted, never run', () => {
     ['a fence after prose, listing several calls', `Here is how:\n\n\`\`\`json\n${call}\n\n${call}\n\`\`\`\n`],
     ['two fenced blocks', `\`\`\`json\n${call}\n\`\`\`\n\`\`\`json\n${call}\n\`\`\``],
     ['a call with a trailing object that is no call', `${call}\n{"count": 2}`],
+    ['stray braces around a call and prose', `{{${call}}} is how you call it`],
     ['a quoted transfer', 'If you need a human, write {"name": "transfer_to_user", "arguments": {"message": "help"}} and wait.'],
     // the 1.5B model writing a transfer, then the human's answer it imagines: not a reply that is only a call
     ['a call, then the next turn made up', '{{"name": "transfer_to_user", "arguments": {"message": "Which?"}}}\n\n### Answer from a human (from human)\nINV-1'],
