@@ -79,6 +79,8 @@ export const CLI_RUN_TEXTS = {
   sent: (what: string, id: string) => `sent ${what} to ${id}`,
   sentDecision: (what: string, request: string, by: string, id: string, digest?: string) =>
     `sent ${what} (${request}${digest ? `, ${digest}` : ''}) by ${by} to ${id}`,
+  /** After a decision on a call the model wrote as text (docs/semantics.md, "Agent calls"). */
+  decidedTextCall: (request: string) => `  ${request} is a call the model wrote as text in its reply, not one it made through the tools interface`,
   /** Who decided when neither --by nor the OS names a user. */
   unknownDecider: 'unknown',
   /** A team agent's child run in its parent's `troupe status`. */

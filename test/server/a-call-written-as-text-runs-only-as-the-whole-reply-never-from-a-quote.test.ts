@@ -9,14 +9,15 @@
  * - a `transfer_to_user` quoted in prose opens no human request (written as the whole reply, it does);
  * - a reply that is only a call (bare, fenced, tagged, several tagged) still runs;
  * - the model's `text_tool_calls: off` runs none;
- * - an approval request for a call written as text says so, in its summary, its payload and
- *   `troupe status`.
+ * - an approval request for a call written as text says so, in its summary, its payload,
+ *   `troupe status` and what `troupe approve` prints.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPLY_TEXTS } from '../../src/activities/replies';
+import { CLI_RUN_TEXTS } from '../../src/cli/run-texts';
 import { TOOL_LOOP_TEXTS } from '../../src/core/llm/tool-loop';
 import { transcriptQuery } from '../../src/workflows/messages';
 import { troupe } from '../helpers/cli';
@@ -173,7 +174,7 @@ collaboration:
     expect(t.h.stub.hits('writer')).toBe(1);
   });
 
-  test('an approval request for a call written as text says so: summary, payload and troupe status', async () => {
+  test('an approval request for a call written as text says so: summary, payload, troupe status and troupe approve', async () => {
     const m = marker('gated');
     t.h.stub.script('writer', [{ text: m.json }, { text: 'appended after approval' }]);
     const handle = await t.h.start(role('append_line', 'approval:\n  tools: [append_*]\n'));
@@ -192,7 +193,9 @@ collaboration:
     expect(status.stdout).toContain('the model wrote this call as text in its reply');
     expect(fs.existsSync(m.file)).toBe(false);
 
-    expect((await troupe('approve', handle.workflowId)).code).toBe(0);
+    const approved = await troupe('approve', handle.workflowId);
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toContain(CLI_RUN_TEXTS.decidedTextCall('r1'));
     expect(await handle.result()).toMatchObject({ status: 'completed', finalText: 'appended after approval' });
     expect(fs.readFileSync(m.file, 'utf8')).toBe('planted\n');
   });
