@@ -45,7 +45,7 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
     let toolRounds = 0;
     let last: ChatResponse;
     let structured = input.responseSchema !== undefined && !rejectsSchemas(client);
-    const follow = replyFollowUps(input.agent, offered);
+    const follow = replyFollowUps(input.agent, offered, input.model.textToolCalls !== 'off');
 
     for (;;) {
       const closing = tools.length > 0 && toolRounds >= (input.maxToolRounds ?? AGENT_LIMITS.maxToolRounds);
@@ -70,7 +70,12 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
       let content = message.content ?? null;
       if (calls.length === 0) {
         // a call written as text, a required call not made, an empty reply, one cut by max_tokens (replies.ts)
-        const next = follow.next(message.content ?? '', last.completion.choices[0]!.finish_reason, warnings, { mustCall, toolsOff: closing, refused: Boolean(message.refusal) });
+        const next = follow.next(message.content ?? '', last.completion.choices[0]!.finish_reason, warnings, {
+          mustCall,
+          toolsOff: closing,
+          refused: Boolean(message.refusal),
+          given: messages,
+        });
         if (!next) break;
         if ('ask' in next) {
           messages.push(...next.ask);

@@ -9,7 +9,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { ResolvedModel } from '../core/graph/types';
-import type { LoopMessage, ModelCallInput, ModelCallResult, WorkerFunctionTool } from '../core/llm/tool-contract';
+import type { LoopMessage, ModelCallInput, ModelCallResult, ToolCallRequest, WorkerFunctionTool } from '../core/llm/tool-contract';
 import { addUsage, NO_USAGE } from '../core/budgets/ledger';
 import { chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse } from './llm';
 import { replyFollowUps } from './replies';
@@ -79,7 +79,7 @@ export function makeCallModel(clientFor: (input: ModelCallInput) => OpenAI) {
     const messages = wireMessages(input.messages);
     const warnings: string[] = [];
     let schema = input.responseSchema && !rejectsSchemas(client) ? input.responseSchema : undefined;
-    const follow = replyFollowUps(input.agent, input.tools.map((t) => t.function.name));
+    const follow = replyFollowUps(input.agent, input.tools.map((t) => t.function.name), input.model.textToolCalls !== 'off');
     const when = { mustCall: input.toolChoice === 'required', toolsOff: input.toolChoice === 'none' };
     let response: ChatResponse;
     let usage = NO_USAGE;
@@ -102,7 +102,7 @@ export function makeCallModel(clientFor: (input: ModelCallInput) => OpenAI) {
       const called = (reply.message.tool_calls ?? []).some((c) => c.type === 'function');
       // a call written as text, a required call not made, an empty reply, one cut by max_tokens (replies.ts)
       const refused = Boolean(reply.message.refusal);
-      const next = called ? undefined : follow.next(reply.message.content ?? '', reply.finish_reason, warnings, { ...when, refused });
+      const next = called ? undefined : follow.next(reply.message.content ?? '', reply.finish_reason, warnings, { ...when, refused, given: messages });
       if (!next) break;
       if ('call' in next) {
         written = next.call;
@@ -119,8 +119,8 @@ export function makeCallModel(clientFor: (input: ModelCallInput) => OpenAI) {
     // a call written as text ends its reply as a made call does
     const finishReason = written ? 'tool_calls' : choice.finish_reason;
     if (finishReason === 'length') warnings.push(ACTIVITY_TEXTS.agent.lengthFinish(input.agent));
-    const toolCalls = written
-      ? [{ id: '', ...written }]
+    const toolCalls: ToolCallRequest[] = written
+      ? [{ id: '', ...written, asText: true }]
       : (choice.message.tool_calls ?? [])
           .filter((c) => c.type === 'function')
           .map((c) => ({ id: c.id ?? '', name: c.function.name, arguments: c.function.arguments ?? '' }));

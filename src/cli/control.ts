@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import { decideRequest, queryStatus, sendSignal, type RequestDecision, type RunHandle, type SignalName } from '../client';
 import type { RunStatusView } from '../core/ending/result';
 import type { SignalInputs } from '../core/humans/signals';
-import { GATE_KINDS, type DecisionKind } from '../core/humans/requests';
+import { GATE_KINDS, type DecisionKind, type PendingRequest } from '../core/humans/requests';
 import { SIGNAL_TYPE_RE } from '../core/config/schema';
 import { stringFlag, type ParsedArgs } from './args';
 import { childRuns } from './child-runs';
@@ -25,11 +25,21 @@ async function send<K extends SignalName>(args: ParsedArgs, name: K, payload?: S
   });
 }
 
-/** The request a decision goes to: its id, the run that holds it, and the digest it shows (a gate). */
+/**
+ * The request a decision goes to: its id, the run that holds it, the digest it shows (a gate), and
+ * whether it is a call the model wrote as text (the decision's line says so again).
+ */
 interface Target {
   id: string;
   run: RunHandle;
   digest?: string;
+  asText?: true;
+}
+
+/** The parts of a pending request a {@link Target} carries. */
+function targetOf(request: PendingRequest, run: RunHandle): Target {
+  const asText = (request.payload as { writtenAsText?: unknown } | undefined)?.writtenAsText === true;
+  return { id: request.id, run, ...(request.digest !== undefined ? { digest: request.digest } : {}), ...(asText ? { asText } : {}) };
 }
 
 /**
@@ -51,7 +61,7 @@ async function targetRequest(handle: RunHandle, decision: DecisionKind, requeste
   const request = status.pending.find((p) => p.id === id);
   const kind = request?.kind;
   if (decision === 'answer' && kind !== undefined && GATE_KINDS.includes(kind)) return { error: CLI_RUN_TEXTS.answerToGate(handle.workflowId, id, kind) };
-  return { id, run: handle, ...(request?.digest !== undefined ? { digest: request.digest } : {}) };
+  return request ? targetOf(request, handle) : { id, run: handle };
 }
 
 /**
@@ -72,7 +82,7 @@ async function childRequest(
   if (matching.length > 1) return { error: CLI_RUN_TEXTS.choosePending(handle.workflowId, matching.map((p) => `${p.request.id} (${p.child.handle.workflowId})`)) };
   const [{ child, request }] = matching;
   if (decision === 'answer' && GATE_KINDS.includes(request.kind)) return { error: CLI_RUN_TEXTS.answerToGate(child.handle.workflowId, request.id, request.kind) };
-  return { id: request.id, run: child.handle, ...(request.digest !== undefined ? { digest: request.digest } : {}) };
+  return targetOf(request, child.handle);
 }
 
 /** Who decides when `--by` is not given: the OS user (the run records it on the decision). */
@@ -101,6 +111,7 @@ async function decide(args: ParsedArgs, what: (by: string) => RequestDecision) {
     // only, so a worker from before digests, whose requests show none, gets the payload it knows)
     await decideRequest(target.run, target, decision);
     out(CLI_RUN_TEXTS.sentDecision(name, target.id, by, target.run.workflowId, name === 'answer' ? undefined : target.digest));
+    if (target.asText) out(CLI_RUN_TEXTS.decidedTextCall(target.id));
     return 0;
   });
 }

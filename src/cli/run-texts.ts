@@ -6,10 +6,12 @@ import { foldLines, plural, prettyJson } from '../core/text/format';
 /** Characters per line of a call's arguments in a request (longer lines fold). */
 const ARGUMENT_WIDTH = 100;
 
-/** The tool and arguments of a `tool_call` request, when its payload has them. */
-function toolCallOf(r: PendingRequest): { tool: string; arguments: string } | undefined {
-  const p = r.payload as { tool?: unknown; arguments?: unknown } | undefined;
-  return r.kind === 'tool_call' && typeof p?.tool === 'string' && typeof p.arguments === 'string' ? { tool: p.tool, arguments: p.arguments } : undefined;
+/** The tool and arguments of a `tool_call` request, when its payload has them, and whether the model wrote the call as text. */
+function toolCallOf(r: PendingRequest): { tool: string; arguments: string; asText: boolean } | undefined {
+  const p = r.payload as { tool?: unknown; arguments?: unknown; writtenAsText?: unknown } | undefined;
+  return r.kind === 'tool_call' && typeof p?.tool === 'string' && typeof p.arguments === 'string'
+    ? { tool: p.tool, arguments: p.arguments, asText: p.writtenAsText === true }
+    : undefined;
 }
 
 const DECIDED = { approve: 'approved', reject: 'rejected', answer: 'answered' } as const;
@@ -41,6 +43,7 @@ export const CLI_RUN_TEXTS = {
     const call = toolCallOf(r);
     if (call) {
       // every character of what will run, folded, never cut (the arguments are at most 16 KiB)
+      if (call.asText) lines.push(`     the model wrote this call as text in its reply; troupe read it as a call (text_tool_calls: off turns this off)`);
       lines.push(`     ${call.tool} will receive exactly:`);
       for (const line of foldLines(prettyJson(call.arguments), ARGUMENT_WIDTH)) lines.push(`     │ ${line}`);
     }
@@ -76,6 +79,8 @@ export const CLI_RUN_TEXTS = {
   sent: (what: string, id: string) => `sent ${what} to ${id}`,
   sentDecision: (what: string, request: string, by: string, id: string, digest?: string) =>
     `sent ${what} (${request}${digest ? `, ${digest}` : ''}) by ${by} to ${id}`,
+  /** After a decision on a call the model wrote as text (docs/semantics.md, "Agent calls"). */
+  decidedTextCall: (request: string) => `  ${request} is a call the model wrote as text in its reply, not one it made through the tools interface`,
   /** Who decided when neither --by nor the OS names a user. */
   unknownDecider: 'unknown',
   /** A team agent's child run in its parent's `troupe status`. */

@@ -29,12 +29,13 @@ function escapeRegex(text: string): string {
 }
 
 /**
- * Where `name` last spoke in the history: the index of its last `name: ` block (blocks are
- * separated by a blank line), or -1 when it has not spoken.
+ * Where `name` last spoke in the history: the index of its last block (after a blank line, `name:`
+ * and a fence on the next line, as troupe renders `{history}`, or AutoGen's `name: text`), or -1
+ * when it has not spoken.
  */
 function lastSpoke(prompt: string, name: string): number {
   let at = -1;
-  for (const m of prompt.matchAll(new RegExp(`(?:^|\\n\\n)${escapeRegex(name)}: `, 'g'))) at = m.index;
+  for (const m of prompt.matchAll(new RegExp(`(?:^|\\n\\n)${escapeRegex(name)}:(?: |\\n\`{3,}\\n)`, 'g'))) at = m.index;
   return at;
 }
 

@@ -185,7 +185,7 @@ async function runCall(run: Run, agent: string, call: ToolCallRequest, specs: To
     const shown = approvable(state, agent, spec, call.arguments);
     if (!shown.ok) return done(false, shown.content, false);
     argumentsJson = shown.json;
-    const decision = await askHuman(run, agent, spec, argumentsJson);
+    const decision = await askHuman(run, agent, spec, argumentsJson, call.asText === true);
     if (decision.kind === 'reject') return done(false, TOOL_LOOP_TEXTS.rejected(decision.text ?? ''), false);
     if (decision.kind === 'stopped') return done(false, TOOL_LOOP_TEXTS.rejected('the run is stopping'), false);
   }
@@ -266,15 +266,18 @@ type HumanAnswer = { kind: 'approve' | 'reject' | 'answer'; text?: string } | { 
 /**
  * Open a `tool_call` request with the arguments exactly as the tool will get them (its digest covers
  * them: only a decision naming it decides), and wait for its decision at the human gate
- * (`human-gate.ts`); `stop` ends the wait (the call is not run).
+ * (`human-gate.ts`); `stop` ends the wait (the call is not run). A call the model wrote as text
+ * (`asText`) says so in the summary and the payload: the approver is told the call was read from the
+ * reply's text, not made.
  */
-async function askHuman(run: Run, agent: string, spec: ToolDefinition, argumentsJson: string): Promise<HumanAnswer> {
+async function askHuman(run: Run, agent: string, spec: ToolDefinition, argumentsJson: string, asText: boolean): Promise<HumanAnswer> {
   const { state } = run;
+  const summaryOf = asText ? TOOL_LOOP_TEXTS.requestSummaryAsText : TOOL_LOOP_TEXTS.requestSummary;
   const request = openHumanRequest(state, {
     kind: 'tool_call',
     agent,
-    summary: TOOL_LOOP_TEXTS.requestSummary(agent, spec.yamlName, brief(argumentsJson)),
-    payload: { tool: spec.yamlName, arguments: argumentsJson },
+    summary: summaryOf(agent, spec.yamlName, brief(argumentsJson)),
+    payload: { tool: spec.yamlName, arguments: argumentsJson, ...(asText ? { writtenAsText: true } : {}) },
     gate: { tool: spec.yamlName, text: argumentsJson },
     now: Date.now(),
   });

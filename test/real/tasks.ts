@@ -98,8 +98,8 @@ agents:
   router:
     instructions: You route support requests. Transfer each request to the agent that handles it, with a one-line summary as the message.
     handoffs: edges
-  billing: { description: Handles invoices, charges and refunds, instructions: Answer billing questions in two sentences. }
-  tech: { description: Fixes errors, crashes and logins, instructions: Answer technical questions in two sentences. }
+  billing: { description: "Handles invoices, charges and refunds", instructions: Answer billing questions in two sentences. }
+  tech: { description: "Fixes errors, crashes and logins", instructions: Answer technical questions in two sentences. }
 collaboration:
   flow: [parent -> router, router -> billing, router -> tech, billing -> parent, tech -> parent]
 `,

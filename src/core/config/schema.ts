@@ -30,6 +30,12 @@ const OnTruncatedSchema = z.enum(['fail', 'accept']);
 /** `tool_choice`: `auto` (default) lets the model answer without a tool; `required` makes the first reply of each dispatch call one. */
 const ToolChoiceSchema = z.enum(['auto', 'required']);
 
+/**
+ * `text_tool_calls`: `on` (default) runs a reply that is only a call written as text as that call;
+ * `off` never reads one (docs/semantics.md, "Agent calls").
+ */
+const TextToolCallsSchema = z.enum(['on', 'off']);
+
 const MaxParallelToolCallsSchema = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1)).max(MAX_PARALLEL_TOOL_CALLS);
 
 /** A reply cap in bytes (`max_reply_bytes`, `max_event_bytes`): a whole number from 4 KiB to `max` (core/llm/reply-caps.ts). */
@@ -59,6 +65,8 @@ const ModelSchema = z.strictObject({
   max_reply_bytes: ReplyBytesSchema(REPLY_CAPS.maxReplyBytes).optional(),
   /** Bytes one server-sent line or event of a streamed reply may hold; default 4 MiB. */
   max_event_bytes: ReplyBytesSchema(REPLY_CAPS.maxEventBytes).optional(),
+  /** `off`: a call written as text in a reply is never run as a call; default `on`. */
+  text_tool_calls: TextToolCallsSchema.optional(),
 });
 
 const PriceSchema = z.strictObject({

@@ -51,6 +51,7 @@ function buildGraphSchema() {
     apiKeyEnv: z.string().min(1).max(256).optional(),
     maxReplyBytes: z.number().int().min(REPLY_CAPS.minBytes).max(REPLY_CAPS.maxReplyBytes).optional(),
     maxEventBytes: z.number().int().min(REPLY_CAPS.minBytes).max(REPLY_CAPS.maxEventBytes).optional(),
+    textToolCalls: z.literal('off').optional(),
   });
   // a condition's shape is its plugin's business; its kind is checked by `conditionIssues`
   const ConditionSchema = z.looseObject({ kind: z.string() });

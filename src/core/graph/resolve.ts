@@ -27,6 +27,7 @@ export function resolveModel(defaults: ModelConfig | undefined, own: ModelConfig
     ...(m.api_key_env !== undefined && { apiKeyEnv: m.api_key_env }),
     ...(m.max_reply_bytes !== undefined && { maxReplyBytes: m.max_reply_bytes }),
     ...(m.max_event_bytes !== undefined && { maxEventBytes: m.max_event_bytes }),
+    ...(m.text_tool_calls === 'off' && { textToolCalls: 'off' as const }),
   };
 }
 

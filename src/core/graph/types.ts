@@ -41,6 +41,8 @@ export interface ResolvedModel {
   maxReplyBytes?: number;
   /** Bytes one server-sent line or event may hold (`max_event_bytes`; absent: the default). */
   maxEventBytes?: number;
+  /** `off`: a call written as text in a reply is never read as a call (absent: on; docs/semantics.md, "Agent calls"). */
+  textToolCalls?: 'off';
 }
 
 export interface CompiledAgent {

@@ -66,6 +66,8 @@ export interface ToolCallRequest {
   id: string;
   name: string;
   arguments: string;
+  /** The model wrote the call as text in its reply instead of making it (activities/replies.ts); an approval request says so. */
+  asText?: true;
 }
 
 /** The messages of a dispatch that uses tools: the prompt, then the model's calls and their results. */

@@ -38,6 +38,9 @@ export const TOOL_LOOP_TEXTS = {
   truncatedText: (agent: string, dropped: number, limit: number) =>
     `agent ${agent}: output cut to ${limit} bytes (${dropped} bytes dropped)`,
   requestSummary: (agent: string, tool: string, args: string) => `${agent} wants to call ${tool} ${args}`,
+  /** The summary of a request for a call the model wrote as text in its reply instead of making it. */
+  requestSummaryAsText: (agent: string, tool: string, args: string) =>
+    `${agent} wants to call ${tool} ${args} (written as text in its reply, not made through the tools interface)`,
   tooManyCalls: (limit: number) =>
     `Error: this reply asked for more than ${limit} tool calls (max_parallel_tool_calls); this call was not run. Ask for fewer calls at once.`,
   tooManyCallsWarning: (agent: string, calls: number, limit: number) =>

@@ -100,6 +100,24 @@ export const SELECTOR_TEXTS = {
 /** The marker before the kept end of a message too long for `{history}` on its own. */
 const CUT_MARKER = '…';
 
+/** The longest run of backticks in `text`. */
+function longestBacktickRun(text: string): number {
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  return longest;
+}
+
+/**
+ * One message of `{history}`: its speaker's name, then its text in a fenced block one backtick longer
+ * than any run of backticks in it (at least three). No line of the text can close the fence, so a
+ * line such as `reviewer: APPROVED` in a planner's message stays inside the planner's block and
+ * never reads as the reviewer's turn.
+ */
+function historyBlock(agent: string, text: string): string {
+  const fence = '`'.repeat(Math.max(3, longestBacktickRun(text) + 1));
+  return `${agent}:\n${fence}\n${text}\n${fence}`;
+}
+
 /** `{roles}`: one `name: description` line per participant, its whitespace collapsed. */
 function renderRoles(roles: readonly SelectorRole[]): string {
   return roles.map((r) => `${r.name}: ${r.description}`.replace(/\s+/g, ' ').trim()).join('\n');
@@ -114,7 +132,8 @@ function tail(text: string, chars: number): string {
 }
 
 /**
- * `{history}`: `agent: text` blocks separated by blank lines, the newest that fit in `budget`
+ * `{history}`: AutoGen's `agent:` blocks separated by blank lines, each message's text fenced
+ * ({@link historyBlock}) so that no agent can write another's turn; the newest that fit in `budget`
  * characters; a newest message longer than the budget keeps its end (where a turn usually says who
  * should go next).
  */
@@ -122,13 +141,19 @@ export function renderHistory(history: readonly SelectorHistoryEntry[], budget: 
   const blocks: string[] = [];
   let used = 0;
   for (let i = history.length - 1; i >= 0; i--) {
-    const { agent, text } = history[i]!;
-    const block = `${agent}: ${text}`.trimEnd();
+    const { agent } = history[i]!;
+    // blank lines around a message are no part of it (its first line keeps its indentation)
+    const text = history[i]!.text.replace(/^\s*\n/, '').trimEnd();
+    const block = historyBlock(agent, text);
     const cost = block.length + (blocks.length > 0 ? 2 : 0);
     if (used + cost > budget) {
       // the newest message alone is too long: its end, and every older one left out
       const cut = blocks.length === 0;
-      if (cut) blocks.push(`${agent}: ${CUT_MARKER}${tail(text.trimEnd(), Math.max(0, budget - agent.length - 3))}`);
+      if (cut) {
+        // the whole text's fence is at least the kept end's: the block fits in the budget
+        const frame = block.length - text.length + CUT_MARKER.length;
+        blocks.push(historyBlock(agent, `${CUT_MARKER}${tail(text, Math.max(0, budget - frame))}`));
+      }
       const omitted = cut ? i : i + 1;
       if (omitted > 0) blocks.push(SELECTOR_TEXTS.historyOmitted(omitted));
       break;

@@ -68,9 +68,16 @@ export function* balancedJsonValues(text: string, opens = '{['): Generator<unkno
   for (const span of balancedJsonSpans(text, opens)) yield span.value;
 }
 
-/** {@link balancedJsonValues}, each value with the text it was parsed from. */
-export function* balancedJsonSpans(text: string, opens = '{['): Generator<{ value: unknown; text: string }> {
-  const budget = { left: MAX_BALANCED_SCAN };
+/**
+ * {@link balancedJsonValues}, each value with the text it was parsed from. `budget` may be shared by
+ * several scans, so that their work together stays within it; it is left at 0 or below when the scan
+ * stopped for it.
+ */
+export function* balancedJsonSpans(
+  text: string,
+  opens = '{[',
+  budget: { left: number } = { left: MAX_BALANCED_SCAN },
+): Generator<{ value: unknown; text: string }> {
   for (let i = 0; i < text.length && budget.left > 0; i++) {
     const ch = text[i];
     if (!opens.includes(ch)) continue;
@@ -82,6 +89,29 @@ export function* balancedJsonSpans(text: string, opens = '{['): Generator<{ valu
     yield { value: parsed.value, text: slice };
     i = end - 1;
   }
+}
+
+/**
+ * The JSON values `text` consists of, when it is nothing else: one or more objects or arrays (opening
+ * with one of `opens`) one after another, separated by whitespace or commas; undefined when anything
+ * else stands between or around them, or a value does not parse. Bounded by MAX_BALANCED_SCAN.
+ */
+export function jsonSequence(text: string, opens = '{['): Array<{ value: unknown; text: string }> | undefined {
+  const values: Array<{ value: unknown; text: string }> = [];
+  const budget = { left: MAX_BALANCED_SCAN };
+  for (let i = 0; ; ) {
+    while (i < text.length && (text[i] === ',' || /\s/.test(text[i]))) i++;
+    if (i >= text.length) break;
+    if (!opens.includes(text[i])) return undefined;
+    const end = balancedEnd(text, i, budget);
+    if (end < 0) return undefined;
+    const slice = text.slice(i, end);
+    const parsed = tryParse(slice);
+    if (!parsed.ok) return undefined;
+    values.push({ value: parsed.value, text: slice });
+    i = end;
+  }
+  return values.length > 0 ? values : undefined;
 }
 
 /**

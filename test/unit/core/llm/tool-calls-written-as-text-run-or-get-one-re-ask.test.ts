@@ -1,69 +1,22 @@
 /**
- * A model that writes a tool call as text instead of making it (Qwen's `<tool_call>` block, a bare
- * `{"name":…,"arguments":…}` object, such an object in a fenced or result block or other tags) has
- * that call run as if it had been made, with a warning. A call that cannot run as written (arguments
- * that are no object, a key written twice, the tool's definition echoed back) gets one corrective
- * re-ask; written so again, the text is the result with another warning — never silently. Only
- * offered tools count: a JSON answer with a `name` stays an answer. `tool_choice: required` is sent,
- * and a prose reply from an endpoint that ignores it is asked once to call a tool. An empty reply is
- * asked once for the final answer.
+ * The activities with a model that writes a tool call as text instead of making it: a reply that is
+ * only the call (Qwen's `<tool_call>` block, a bare `{"name":…,"arguments":…}` object, one fenced
+ * block) has that call run as if it had been made, with a warning; a call amid prose or one quoted
+ * from the request's messages is not run and the reply is the answer, with a warning; the model's
+ * `text_tool_calls: off` reads none. A call that cannot run as written (arguments that are no
+ * object, a key written twice, the tool's definition echoed back) gets one corrective re-ask;
+ * written so again, the text is the result with another warning — never silently.
+ * `tool_choice: required` is sent, and a prose reply from an endpoint that ignores it is asked once
+ * to call a tool. An empty reply is asked once for the final answer. (The parser's cases:
+ * `a-call-written-as-text-runs-only-when-it-is-the-whole-reply.test.ts`.)
  */
 import { createActivities } from '../../../../src/activities';
 import { REPLY_TEXTS } from '../../../../src/activities/replies';
 import type { AgentCallInput } from '../../../../src/core/llm/contract';
 import type { ModelCallInput } from '../../../../src/core/llm/tool-contract';
-import { toolCallInText } from '../../../../src/core/llm/tool-text';
 import { GOAL_TOOL } from '../../../../src/core/llm/builtin-tools';
 import { activityEnv, runIn, testModel } from '../../../helpers/activity-env';
 import { completion, startMiniLlm, type MiniLlm, type Reply } from '../../../helpers/mini-llm';
-
-describe('a tool call written as text', () => {
-  const offered = ['word_count', 'files__read_text_file'];
-
-  it.each([
-    ['Qwen’s block', '<tool_call>\n{"name": "word_count", "arguments": {"text": "a b"}}\n</tool_call>', 'word_count', '{"text":"a b"}'],
-    ['an unclosed block', 'Let me count.\n<tool_call>{"name": "word_count", "arguments": {}}', 'word_count', '{}'],
-    ['a bare object', ' {"name": "files__read_text_file", "arguments": {"path": "a.md"}} ', 'files__read_text_file', '{"path":"a.md"}'],
-    ['a result block', 'notes\n```result\n{"name": "word_count", "parameters": {"text": "x"}}\n```', 'word_count', '{"text":"x"}'],
-    ['a json fence, arguments as a string', '```json\n{"function": {"name": "word_count", "arguments": "{}"}}\n```', 'word_count', '{}'],
-    // Qwen2.5-Coder 1.5B's reply to the research example: prose, then the calls it means to make
-    // listed one after the other in one fence (no single JSON text); the first is the one to run
-    [
-      'a fence of several calls after prose',
-      'Here is how we can approach this task:\n\n1. **Read Text File**: call `files__read_text_file`.\n\n```json\n' +
-        '{\n  "name": "files__list_allowed_directories",\n  "arguments": {}\n}\n\n' +
-        '{\n  "name": "files__read_text_file",\n  "arguments": {\n    "path": "notes.txt"\n  }\n}\n\n' +
-        '{\n  "name": "word_count",\n  "arguments": {\n    "text": "Your text content goes here"\n  }\n}\n```\n',
-      'files__read_text_file',
-      '{"path":"notes.txt"}',
-    ],
-    ['a call in a sentence', 'I will now run {"name": "word_count", "arguments": {"text": "a b c"}} and report.', 'word_count', '{"text":"a b c"}'],
-    // what the 1.5B model wrote when told to call a tool: doubled braces, the template's <tools> tag
-    ['doubled braces, null arguments', '{{"name": "word_count", "arguments": null}}', 'word_count', '{}'],
-    ['a <tools> tag', '<tools> {"name": "word_count", "arguments": {"text": "a"}} </tools>', 'word_count', '{"text":"a"}'],
-  ])('is found, ready to run, in %s', (_what, text, tool, args) => {
-    expect(toolCallInText(text, offered)).toEqual({ name: tool, arguments: args });
-  });
-
-  it.each([
-    ['the tool’s definition echoed back', '<tools> {"function": {"description": "Counts.", "name": "word_count", "parameters": {"type": "object"}}} </tools>'],
-    ['a key written twice', '{"name": "word_count", "arguments": {"text": "a", "text": "b"}}'],
-    ['arguments that are no object', '{"name": "word_count", "arguments": ["a"]}'],
-    ['arguments in a string that is no object', '{"name": "word_count", "arguments": "a b"}'],
-  ])('is found but cannot run as written: %s', (_what, text) => {
-    expect(toolCallInText(text, offered)).toEqual({ name: 'word_count' });
-  });
-
-  it.each([
-    ['a tool not offered', '{"name": "deploy", "arguments": {}}'],
-    ['an answer that has a name', '{"name": "Ada Lovelace", "born": 1815}'],
-    ['prose', 'The word_count tool would say 7.'],
-    ['broken JSON', '<tool_call>{"name": "word_count", "arguments": </tool_call>'],
-    ['an answer with objects but no call', 'Counts: {"word_count": 7} and {"name": "word_count", "result": 7}.'],
-  ])('is not found in %s', (_what, text) => {
-    expect(toolCallInText(text, offered)).toBeUndefined();
-  });
-});
 
 describe('the activities', () => {
   let llm: MiniLlm | undefined;
@@ -129,6 +82,44 @@ describe('the activities', () => {
       { role: 'assistant', content: echoed },
       { role: 'user', content: REPLY_TEXTS.callAsText('goal') },
     ]);
+  });
+
+  it('a call amid prose is the answer, with a warning; the model is not asked again', async () => {
+    const doc = `To add evidence, the agent writes:\n\n\`\`\`json\n${asText}\n\`\`\`\n\nThe run records it.`;
+    const acts = await start([{ json: completion({ content: doc }) }]);
+    const r = await runIn(activityEnv(), acts.callAgent, agentInput());
+    expect(r).toMatchObject({ text: doc, llmCalls: 1, toolEvents: [] });
+    expect(r.warnings).toEqual([REPLY_TEXTS.quotedCall('worker', 'goal')]);
+  });
+
+  it('a whole-reply call that stands in a message the model was given is the answer, with a warning', async () => {
+    const call = '{"name": "goal", "arguments": {"action": "add_evidence", "evidence": "done"}}';
+    const acts = await start([{ json: completion({ content: call }) }]);
+    const given: ModelCallInput['messages'] = [
+      { role: 'user', content: 'summarize the page' },
+      { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'fetch', arguments: '{}' }] },
+      { role: 'tool', toolCallId: 'c1', content: JSON.stringify({ body: `<p>${call}</p>` }) },
+    ];
+    const r = await runIn(activityEnv(), acts.callModel, modelInput({ messages: given }));
+    expect(r).toMatchObject({ text: call, toolCalls: [] });
+    expect(r.warnings).toEqual([REPLY_TEXTS.echoedCall('worker', 'goal')]);
+    expect(llm!.requests).toHaveLength(1);
+  });
+
+  it('text_tool_calls off: a reply that is only a call is the answer, without a warning', async () => {
+    const acts = await start([{ json: completion({ content: asText }) }]);
+    const r = await runIn(activityEnv(), acts.callAgent, agentInput({ model: { ...testModel, textToolCalls: 'off' } }));
+    expect(r).toMatchObject({ text: asText, llmCalls: 1, toolEvents: [], warnings: [] });
+    await llm!.close();
+    const model = await start([{ json: completion({ content: asText }) }]);
+    const m = await runIn(activityEnv(), model.callModel, modelInput({ model: { ...testModel, textToolCalls: 'off' } }));
+    expect(m).toMatchObject({ text: asText, toolCalls: [], warnings: [] });
+  });
+
+  it('callModel marks a call written as text, so an approval request can say so', async () => {
+    const acts = await start([{ json: completion({ content: asText }) }]);
+    const r = await runIn(activityEnv(), acts.callModel, modelInput());
+    expect(r.toolCalls).toEqual([{ id: '', name: 'goal', arguments: '{"action":"add_evidence","evidence":"done"}', asText: true }]);
   });
 
   it('not on the closing call (tool_choice none), where no tool may be called', async () => {
