@@ -6,9 +6,10 @@
  * streams may end with one) fails at once when its code is a status that cannot succeed (400, 401,
  * 403, 404, 422), else is retried. Every failure carries the response's status and request id.
  *
- * A body is read in pieces and counted: past the call's `max_reply_bytes`, or one server-sent event
- * past its `max_event_bytes` (core/llm/reply-caps.ts), the read stops and the call fails without a
- * retry, naming the endpoint, the cap and the setting that raises it. Nothing is held beyond a cap.
+ * A body is read in pieces and counted: past the call's `max_reply_bytes` (a whole body's bytes; a
+ * stream's reply as the model wrote it, its text and calls), or one server-sent event past its
+ * `max_event_bytes` (core/llm/reply-caps.ts), the read stops and the call fails without a retry,
+ * naming the endpoint, the cap and the setting that raises it. Nothing is held beyond a cap.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
@@ -194,7 +195,6 @@ async function readStream(body: ReadableStream<Uint8Array>, caps: ReplyCaps, fai
   const reader = body.getReader();
   const sse = new SseDecoder(caps.eventBytes);
   const assembler = new CompletionAssembler();
-  let received = 0;
   let done = false;
   let ended = false;
   const take = (events: SseEvent[]) => {
@@ -222,14 +222,15 @@ async function readStream(body: ReadableStream<Uint8Array>, caps: ReplyCaps, fai
         take(sse.end());
         break;
       }
-      received += read.value.byteLength;
-      if (received > caps.replyBytes) throw fail.replyTooLarge();
       try {
         take(sse.push(read.value));
       } catch (err) {
         if (err instanceof SseEventTooLargeError) throw fail.eventTooLarge();
         throw err;
       }
+      // the reply as written (not the events' framing: ~230 bytes a token as OpenAI streams) is what
+      // is held, and what the cap counts; one event is held to its own cap while it arrives
+      if (assembler.held > caps.replyBytes) throw fail.replyTooLarge();
     }
   } finally {
     // a stream left early (`[DONE]`, an error event) is released; one that ended needs nothing

@@ -42,6 +42,18 @@ export class CompletionAssembler {
   private serviceTier: ChatCompletion['service_tier'] | undefined;
   private usage: CompletionUsage | undefined;
   private readonly choices = new Map<number, ChoiceParts>();
+  /** What the reply holds so far ({@link held}). */
+  private heldBytes = 0;
+
+  /**
+   * The bytes of the reply as the model wrote it so far — its text, refusal and tool calls (ids,
+   * names, arguments), UTF-8, with {@link ENTRY_BYTES} for each choice and call — which
+   * `max_reply_bytes` caps (core/llm/reply-caps.ts). A stream's framing (each event's JSON around a
+   * token or two) is not held, so it does not count.
+   */
+  get held(): number {
+    return this.heldBytes;
+  }
 
   /** Adds one chunk; returns the content it adds to the first choice (for the live text). */
   add(chunk: ChatCompletionChunk): string {
@@ -60,10 +72,14 @@ export class CompletionAssembler {
       const delta = choice.delta ?? {};
       if (typeof delta.content === 'string') {
         parts.content += delta.content;
+        this.heldBytes += Buffer.byteLength(delta.content);
         if (index === 0) text += delta.content;
       }
-      if (typeof delta.refusal === 'string') parts.refusal += delta.refusal;
-      for (const fragment of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) addFragment(parts, fragment);
+      if (typeof delta.refusal === 'string') {
+        parts.refusal += delta.refusal;
+        this.heldBytes += Buffer.byteLength(delta.refusal);
+      }
+      for (const fragment of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) this.heldBytes += addFragment(parts, fragment);
       if (choice.finish_reason) parts.finishReason = choice.finish_reason;
     }
     return text;
@@ -121,6 +137,7 @@ export class CompletionAssembler {
   private choice(index: number): ChoiceParts {
     let parts = this.choices.get(index);
     if (!parts) {
+      this.heldBytes += ENTRY_BYTES;
       parts = { content: '', refusal: '', toolCalls: new Map(), nextIndex: 0, byId: new Map(), finishReason: null };
       this.choices.set(index, parts);
     }
@@ -128,14 +145,23 @@ export class CompletionAssembler {
   }
 }
 
+/** What one choice or tool call costs beside its strings, as the reply cap counts it: a stream of empty calls is no free stream. */
+export const ENTRY_BYTES = 64;
+
+/** The bytes `next` adds over `previous`, a string it replaces. */
+function grown(previous: string, next: string): number {
+  return Math.max(0, Buffer.byteLength(next) - Buffer.byteLength(previous));
+}
+
 /**
- * Adds one tool-call fragment to its call. The first fragment of a call brings its `index`, `id`,
- * name and `arguments: ''`; later ones the same `index` and a piece of the arguments. A fragment
+ * Adds one tool-call fragment to its call; returns the bytes it added to what the reply holds. The
+ * first fragment of a call brings its `index`, `id`, name and `arguments: ''`; later ones the same `index` and a piece of the arguments. A fragment
  * without an `index` (some servers send whole calls) goes to the call with its `id`, to a new call
  * when the id is new, else to the call of the previous fragment. Constant work per fragment (maps
  * by id and the next free index), so a stream of many calls costs what its bytes do.
  */
-function addFragment(parts: ChoiceParts, fragment: ChatCompletionChunk.Choice.Delta.ToolCall): void {
+function addFragment(parts: ChoiceParts, fragment: ChatCompletionChunk.Choice.Delta.ToolCall): number {
+  let added = 0;
   const id = typeof fragment.id === 'string' && fragment.id !== '' ? fragment.id : undefined;
   let index: number;
   if (typeof fragment.index === 'number') index = fragment.index;
@@ -147,6 +173,7 @@ function addFragment(parts: ChoiceParts, fragment: ChatCompletionChunk.Choice.De
   if (!call) {
     call = { id: '', name: '', arguments: '' };
     parts.toolCalls.set(index, call);
+    added += ENTRY_BYTES;
     // an index past every safe integer (1e308) leaves the next free one where it was
     if (index >= parts.nextIndex && Number.isSafeInteger(index + 1)) parts.nextIndex = index + 1;
   }
@@ -155,10 +182,18 @@ function addFragment(parts: ChoiceParts, fragment: ChatCompletionChunk.Choice.De
       if (parts.byId.get(call.id) === index) parts.byId.delete(call.id);
       if (!parts.byId.has(id)) parts.byId.set(id, index);
     }
+    added += grown(call.id, id);
     call.id = id;
   }
   // a name is sent once; a server that repeats it on every fragment repeats it whole
-  if (typeof fragment.function?.name === 'string' && fragment.function.name !== '') call.name = fragment.function.name;
-  if (typeof fragment.function?.arguments === 'string') call.arguments += fragment.function.arguments;
+  if (typeof fragment.function?.name === 'string' && fragment.function.name !== '') {
+    added += grown(call.name, fragment.function.name);
+    call.name = fragment.function.name;
+  }
+  if (typeof fragment.function?.arguments === 'string') {
+    call.arguments += fragment.function.arguments;
+    added += Buffer.byteLength(fragment.function.arguments);
+  }
   parts.lastCall = index;
+  return added;
 }

@@ -14,6 +14,11 @@ function toolCallOf(r: PendingRequest): { tool: string; arguments: string; asTex
     : undefined;
 }
 
+/** `text` on one line: its line breaks and the spaces around them folded to one space. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ');
+}
+
 const DECIDED = { approve: 'approved', reject: 'rejected', answer: 'answered' } as const;
 
 export const CLI_RUN_TEXTS = {
@@ -39,7 +44,8 @@ export const CLI_RUN_TEXTS = {
   paused: (id: string, reason?: string) => `  ⏸ paused${reason ? ` (${reason})` : ''} — resume with: troupe resume ${id}`,
   awaiting: (id: string, r: PendingRequest) => {
     const who = r.agent ? `${r.agent} ` : '';
-    const lines = [`  ✋ waiting for a human: ${r.id} (${r.kind}) ${who}— ${r.summary}`];
+    // a summary may quote model text: one line, so it cannot print lines that look like troupe's own
+    const lines = [`  ✋ waiting for a human: ${r.id} (${r.kind}) ${who}— ${oneLine(r.summary)}`];
     const call = toolCallOf(r);
     if (call) {
       // every character of what will run, folded, never cut (the arguments are at most 16 KiB)
@@ -54,7 +60,8 @@ export const CLI_RUN_TEXTS = {
     lines.push(`     reject:  troupe reject ${id} --request ${r.id} --reason "..."`);
     return lines.join('\n');
   },
-  warning: (text: string) => `  ⚠ ${text}`,
+  /** A run's warning, on one line (a warning may quote model or tool text). */
+  warning: (text: string) => `  ⚠ ${oneLine(text)}`,
   /**
    * A human's decision: which request, what, who and when (status, transcript, follow lines); a
    * refused one says so and why (it decided nothing).

@@ -23,7 +23,6 @@ const positiveInt = z.number().int().positive();
  */
 export const LoopCapSchema = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1));
 
-/** `max_parallel_tool_calls`: 1 to {@link MAX_PARALLEL_TOOL_CALLS}. */
 /** What a reply still cut by `max_tokens` does: `fail` ends the run `failed/truncated_output`, `accept` keeps it. */
 const OnTruncatedSchema = z.enum(['fail', 'accept']);
 
@@ -36,6 +35,7 @@ const ToolChoiceSchema = z.enum(['auto', 'required']);
  */
 const TextToolCallsSchema = z.enum(['on', 'off']);
 
+/** `max_parallel_tool_calls`: 1 to {@link MAX_PARALLEL_TOOL_CALLS}. */
 const MaxParallelToolCallsSchema = z.number().int(M.integerAtLeast(1)).min(1, M.integerAtLeast(1)).max(MAX_PARALLEL_TOOL_CALLS);
 
 /** A reply cap in bytes (`max_reply_bytes`, `max_event_bytes`): a whole number from 4 KiB to `max` (core/llm/reply-caps.ts). */

@@ -1,7 +1,8 @@
 /**
  * The caps on what one model reply may hold in a worker (docs/semantics.md, "Bounds on hostile
- * input"): the bytes of the body, streamed or whole (`max_reply_bytes`), and the bytes of one
- * server-sent line or event (`max_event_bytes`), which must be held whole before it can be read.
+ * input"): the bytes of the reply (`max_reply_bytes`: a whole body's bytes; a stream's reply as the
+ * model wrote it, its text, refusal and tool calls, without the events' framing), and the bytes of
+ * one server-sent line or event (`max_event_bytes`), which must be held whole before it can be read.
  * A role may set either per model, within the bounds here; reaching a cap fails the call without a
  * retry (the next attempt would read the same flood). Pure: the schema, the worker's graph check and
  * the activities read the same numbers.
@@ -10,10 +11,10 @@ const KIB = 1024;
 const MIB = 1024 * KIB;
 
 /**
- * The caps' defaults and the bounds a role may set them within. 16 MiB of body is some 70,000
- * tokens streamed one event a token (~230 bytes each, as OpenAI sends them), several times what a
- * model writes within a call's timeout; 4 MiB of one event holds a whole long reply or a large
- * tool call sent in one chunk, as some servers do. The most a role may set keeps eight such replies
+ * The caps' defaults and the bounds a role may set them within. 16 MiB of reply is millions of
+ * tokens, far more than any model writes in one call (a stream's framing, ~230 bytes a token as
+ * OpenAI sends it, does not count); 4 MiB of one event holds a whole long reply or a large tool call
+ * sent in one chunk, as some servers do. The most a role may set keeps eight such replies
  * at once, as eight agents of one wave make them, within a worker's default heap.
  */
 export const REPLY_CAPS = {

@@ -1,7 +1,8 @@
 /**
  * The caps on one model reply (docs/semantics.md, "Bounds on hostile input"): the server-sent event
  * decoder does work linear in the bytes it is given, whatever the size of the pieces, and never holds
- * a line or an event past its cap; the reader fails a body past `max_reply_bytes`, streamed or whole,
+ * a line or an event past its cap; the reader fails a reply past `max_reply_bytes` (a whole body's
+ * bytes, a stream's text and calls without its framing),
  * and an event past `max_event_bytes`, without a retry, naming the endpoint, the cap and the setting;
  * an error response's body is read only to its bound; the assembler joins any number of tool calls
  * in constant work each.
@@ -11,7 +12,7 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { cappedErrorBodies, MAX_ERROR_BODY_BYTES } from '../../../src/activities/error-bodies';
 import { readResponse } from '../../../src/activities/responses';
 import { SseDecoder, SseEventTooLargeError } from '../../../src/activities/sse';
-import { CompletionAssembler } from '../../../src/activities/stream-assembly';
+import { CompletionAssembler, ENTRY_BYTES } from '../../../src/activities/stream-assembly';
 import { ACTIVITY_TEXTS } from '../../../src/activities/texts';
 import { FAILURE_TYPES } from '../../../src/core/llm/contract';
 import { bytesText, replyCaps, REPLY_CAPS } from '../../../src/core/llm/reply-caps';
@@ -154,6 +155,39 @@ describe('readResponse within the caps', () => {
     const body = JSON.stringify({ id: 'c', choices: [{ index: 0, message: { role: 'assistant', content: 'y'.repeat(200 * KIB) }, finish_reason: 'stop' }] });
     const read = await readResponse(repeating(body, 1, 'application/json').response, caller, () => undefined);
     expect(read.completion.choices[0]!.message.content).toHaveLength(200 * KIB);
+  });
+
+  it('counts a stream\'s reply as the model wrote it, not the framing of its events', async () => {
+    // 240 KiB of text in events of 4 characters each: some 15 MiB on the wire, within a 256 KiB cap
+    const token = sseEvent({ id: 'chatcmpl-7', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content: 'abcd' }, finish_reason: null }] });
+    const tokens = (240 * KIB) / 4;
+    const last = sseEvent({ id: 'chatcmpl-7', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const bytes = new TextEncoder().encode(token.repeat(1024));
+        for (let i = 0; i < tokens / 1024; i++) controller.enqueue(bytes);
+        controller.enqueue(new TextEncoder().encode(`${last}data: [DONE]\n\n`));
+        controller.close();
+      },
+    });
+    expect(token.length * tokens).toBeGreaterThan(8 * 256 * KIB);
+    const response = new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    const read = await readResponse(response, caller, () => undefined);
+    expect(read.completion.choices[0]!.message.content).toHaveLength(240 * KIB);
+  });
+
+  it('counts each choice and tool call a stream opens, so a stream of empty calls reaches the cap', async () => {
+    let n = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const calls = Array.from({ length: 64 }, () => ({ index: n++, function: { arguments: '' } }));
+        controller.enqueue(new TextEncoder().encode(sseEvent({ id: 'c', choices: [{ index: 0, delta: { tool_calls: calls }, finish_reason: null }] })));
+      },
+    });
+    const response = new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream', 'x-request-id': 'req_7' } });
+    const failure = await failureOf(readResponse(response, caller, () => undefined));
+    expect(failure.message).toBe(ACTIVITY_TEXTS.llm.replyTooLarge('agent', 'writer', URL_SHOWN, '256 KiB', '64 MiB'));
+    expect(n).toBeLessThanOrEqual((256 * KIB) / ENTRY_BYTES + 128);
   });
 
   it('names the judge and the selector settings for their calls', () => {

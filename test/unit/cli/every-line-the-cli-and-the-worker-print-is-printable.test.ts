@@ -58,7 +58,7 @@ describe('the CLI output', () => {
 });
 
 describe('the live view', () => {
-  test('a frame with a hostile warning and request is printable, each word kept, each line a row', () => {
+  test('a frame with a hostile warning and request is printable, each word kept, a warning on one row', () => {
     const graph = compileYaml(`
 name: viewed
 task: t
@@ -79,7 +79,7 @@ collaboration:
     const frame = renderLive(model, 0, { columns: 200, rows: 40 });
     expect(frame).not.toMatch(ACTED_ON);
     expect(frame).toContain(`(handoff) writer — ${SHOWN}`);
-    expect(frame.split('\n')).toEqual(expect.arrayContaining(['  ⚠ agent writer: the model called ghost', 'second']));
+    expect(frame.split('\n')).toContain('  ⚠ agent writer: the model called ghost second');
   });
 });
 
@@ -107,5 +107,17 @@ describe('the worker log', () => {
   test("the tools library's default log is printable (a server's stderr line)", () => {
     const { stderr } = written(() => stderrLogger.warn(`[mcp files] ${HOSTILE}`));
     expect(stderr).toBe(`[mcp files] ${SHOWN}\n`);
+  });
+});
+
+describe('model text in a plain status cannot print lines of its own', () => {
+  test('a request summary and a warning that carry line breaks print on one line each', () => {
+    const { CLI_RUN_TEXTS } = jest.requireActual<typeof import('../../../src/cli/run-texts')>('../../../src/cli/run-texts');
+    const forged = 'please look\n     approve: troupe approve other-run --request r9\r\n  ⚠ all clear\u2028done';
+    const lines = CLI_RUN_TEXTS.awaiting('wf', { id: 'r1', kind: 'handoff', agent: 'billing', summary: forged, since: 0 }).split('\n');
+    expect(lines[0]).toBe('  ✋ waiting for a human: r1 (handoff) billing — please look approve: troupe approve other-run --request r9 ⚠ all clear done');
+    // the request's own command lines follow, and no line of the summary's
+    expect(lines.filter((l) => l.includes('troupe approve'))).toEqual([lines[0], '     approve: troupe approve wf --request r1 [--note "..."]']);
+    expect(CLI_RUN_TEXTS.warning(forged)).toBe('  ⚠ please look approve: troupe approve other-run --request r9 ⚠ all clear done');
   });
 });
