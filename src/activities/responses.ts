@@ -148,14 +148,12 @@ export async function readResponse(response: Response, caller: Caller, onText: (
 }
 
 /**
- * A body read whole as text, in pieces counted against `maxBytes`: past it the read stops (the rest
- * is never fetched) and the reply-cap failure is thrown; a body cut off is a connection error.
+ * Reads `body` piece by piece into `take` until it ends (true) or `take` returns false (false); a
+ * read that fails is a body cut off, a connection error (an abort is rethrown as it is). A body left
+ * early, or by a throw, is released.
  */
-async function readWhole(body: ReadableStream<Uint8Array> | null, maxBytes: number, fail: Failures): Promise<string> {
-  if (!body) return '';
+async function readPieces(body: ReadableStream<Uint8Array>, fail: Failures, take: (piece: Uint8Array) => boolean): Promise<boolean> {
   const reader = body.getReader();
-  const pieces: Uint8Array[] = [];
-  let total = 0;
   let ended = false;
   try {
     for (;;) {
@@ -168,15 +166,29 @@ async function readWhole(body: ReadableStream<Uint8Array> | null, maxBytes: numb
       }
       if (read.done) {
         ended = true;
-        break;
+        return true;
       }
-      total += read.value.byteLength;
-      if (total > maxBytes) throw fail.replyTooLarge();
-      pieces.push(read.value);
+      if (!take(read.value)) return false;
     }
   } finally {
     if (!ended) reader.cancel().catch(() => undefined);
   }
+}
+
+/**
+ * A body read whole as text, in pieces counted against `maxBytes`: past it the read stops (the rest
+ * is never fetched) and the reply-cap failure is thrown; a body cut off is a connection error.
+ */
+async function readWhole(body: ReadableStream<Uint8Array> | null, maxBytes: number, fail: Failures): Promise<string> {
+  if (!body) return '';
+  const pieces: Uint8Array[] = [];
+  let total = 0;
+  await readPieces(body, fail, (piece) => {
+    total += piece.byteLength;
+    if (total > maxBytes) throw fail.replyTooLarge();
+    pieces.push(piece);
+    return true;
+  });
   const whole = new Uint8Array(total);
   let at = 0;
   for (const piece of pieces) {
@@ -190,13 +202,12 @@ async function readWhole(body: ReadableStream<Uint8Array> | null, maxBytes: numb
  * Reads server-sent chunks until `[DONE]` (or the end of a body whose every choice has finished),
  * assembling the completion. An event that is not JSON, an `error` event or object, and a stream
  * that ends, or breaks, before the reply is complete are failures; so is a stream past its caps.
+ * A stream left early (`[DONE]`, an error event) is released.
  */
 async function readStream(body: ReadableStream<Uint8Array>, caps: ReplyCaps, fail: Failures, onText: (delta: string) => void): Promise<ReadCompletion> {
-  const reader = body.getReader();
   const sse = new SseDecoder(caps.eventBytes);
   const assembler = new CompletionAssembler();
   let done = false;
-  let ended = false;
   const take = (events: SseEvent[]) => {
     for (const event of events) {
       if (done) return;
@@ -208,34 +219,19 @@ async function readStream(body: ReadableStream<Uint8Array>, caps: ReplyCaps, fai
       if (text !== '') onText(text);
     }
   };
-  try {
-    while (!done) {
-      let read: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        read = await reader.read();
-      } catch (err) {
-        if (isAbort(err)) throw err;
-        throw fail.cutOff(ACTIVITY_TEXTS.llm.bodyCutOff(errorText(err)));
-      }
-      if (read.done) {
-        ended = true;
-        take(sse.end());
-        break;
-      }
-      try {
-        take(sse.push(read.value));
-      } catch (err) {
-        if (err instanceof SseEventTooLargeError) throw fail.eventTooLarge();
-        throw err;
-      }
-      // the reply as written (not the events' framing: ~230 bytes a token as OpenAI streams) is what
-      // is held, and what the cap counts; one event is held to its own cap while it arrives
-      if (assembler.held > caps.replyBytes) throw fail.replyTooLarge();
+  const ended = await readPieces(body, fail, (piece) => {
+    try {
+      take(sse.push(piece));
+    } catch (err) {
+      if (err instanceof SseEventTooLargeError) throw fail.eventTooLarge();
+      throw err;
     }
-  } finally {
-    // a stream left early (`[DONE]`, an error event) is released; one that ended needs nothing
-    if (!ended) reader.cancel().catch(() => undefined);
-  }
+    // the reply as written (not the events' framing: ~230 bytes a token as OpenAI streams) is what
+    // is held, and what the cap counts; one event is held to its own cap while it arrives
+    if (assembler.held > caps.replyBytes) throw fail.replyTooLarge();
+    return !done;
+  });
+  if (ended) take(sse.end());
   if (!done && !assembler.finished) throw fail.cutOff(ACTIVITY_TEXTS.llm.streamCutOff);
   const completion = assembler.completion();
   if (completion.choices[0]?.message === undefined) throw fail.noChoice();
