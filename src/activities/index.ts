@@ -14,7 +14,8 @@ import { makeSelectSpeaker } from './selector';
 import { makeCallTool } from './tools';
 import type { ToolRegistry } from '../tools';
 import { createOpenAIClient, type LlmEndpointOptions, type LlmKind } from './llm';
-import { environmentSecrets, redactingActivities, Redactor } from './redact';
+import { environmentSecrets, Redactor } from '../secrets/redactor';
+import { redactingActivities } from './redact';
 
 /**
  * Creates the activities bound to an endpoint. A model's own `baseUrl`/`apiKeyEnv` win when the worker

@@ -4,7 +4,7 @@
  * `service.name`, a BatchSpanProcessor to OTLP/HTTP configured by the standard `OTEL_*` variables,
  * and, once per process, the AsyncLocalStorage context manager (without it the client's, the
  * workflow's and the activities' spans fall into separate traces) and the W3C propagators. Every
- * span passes the worker's redaction (src/activities/redact.ts) on its way out: no secret reaches an
+ * span passes the worker's redactor (src/secrets/redactor.ts) on its way out: no secret reaches an
  * attribute, an event or a status message; with content capture off, no error's message reaches a
  * span either, only what failed (./span-errors.ts).
  */
@@ -18,7 +18,7 @@ import { CancelledFailure, defaultPayloadConverter } from '@temporalio/common';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import type { ActivityInboundCallsInterceptor, InjectedSinkFunction, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
-import { environmentSecrets, Redactor } from '../activities/redact';
+import { environmentSecrets, Redactor } from '../secrets/redactor';
 import { computeCostUsd } from '../core/budgets/ledger';
 import type { ToolCallInput, ToolCallOutcome } from '../core/llm/tool-contract';
 import { ATTR, contentAttribute, defined, OPERATION, PRICE_HEADER, PROVIDER, serverAttributes, spanName, type SpanAttributes } from './genai';

@@ -5,7 +5,7 @@
  * interceptor, bundles no tracing module into the workflow, and every function here calls straight
  * through.
  */
-import type { Redactor } from '../activities/redact';
+import type { Redactor } from '../secrets/redactor';
 import type { ToolCallInput, ToolCallOutcome } from '../core/llm/tool-contract';
 import type { SideTracing } from './tracing-sdk';
 import { PRICE_HEADER } from './genai';

@@ -19,7 +19,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { Redactor } from '../../src/activities/redact';
+import { Redactor } from '../../src/secrets/redactor';
 import { connectClient, followRun, startRun, type FollowEvent } from '../../src/client';
 import { loadRoleFile } from '../../src/config-file';
 import type { RunResult } from '../../src/core/ending/result';

@@ -6,7 +6,7 @@
  * worker's own log. The stub's record of the Authorization header is the control: the key was in use.
  */
 import { randomBytes } from 'node:crypto';
-import { REDACTED } from '../../src/activities/redact';
+import { REDACTED } from '../../src/secrets/redactor';
 import type { RunResult } from '../../src/core/ending/result';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import { startRun } from '../../src/client';

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { REDACTED } from '../../src/activities/redact';
+import { REDACTED } from '../../src/secrets/redactor';
 import { startRun } from '../../src/client';
 import type { RunResult } from '../../src/core/ending/result';
 import type { CompiledGraph } from '../../src/core/graph/types';

@@ -3,7 +3,7 @@
  * is restarted in the middle of a run, the worker's next call finds its old session gone, connects
  * afresh, and succeeds: the run completes and the model saw both answers.
  */
-import { REDACTED } from '../../src/activities/redact';
+import { REDACTED } from '../../src/secrets/redactor';
 import { stubGate } from '../helpers/stub-llm';
 import { startToolsHarness, type ToolsHarness } from '../helpers/tools';
 import { TestHttpMcpServer } from '../fixtures/tools/http-server';

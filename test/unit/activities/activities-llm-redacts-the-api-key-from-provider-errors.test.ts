@@ -7,13 +7,14 @@
 import type { ApplicationFailure } from '@temporalio/activity';
 import { APIConnectionError, APIError } from 'openai';
 import { classifyLlmError, LLM_DEFAULTS } from '../../../src/activities/llm';
-import { REDACTED, Redactor } from '../../../src/activities/redact';
+import { redactFailure } from '../../../src/activities/redact';
+import { REDACTED, Redactor } from '../../../src/secrets/redactor';
 import { ACTIVITY_TEXTS } from '../../../src/activities/texts';
 import type { LlmFailureDetails } from '../../../src/core/llm/contract';
 
 const KEY = 'sk-canary-0123456789abcdef0123456789abcdef';
 const scope = { kind: 'agent' as const, agent: 'writer' };
-const leaving = (err: unknown) => new Redactor([KEY]).failure(classifyLlmError(err, scope, 1000, Date.now())) as ApplicationFailure;
+const leaving = (err: unknown) => redactFailure(new Redactor([KEY]), classifyLlmError(err, scope, 1000, Date.now())) as ApplicationFailure;
 
 test('an HTTP error that echoes the key keeps its words, not the key, in message and details', () => {
   const err = APIError.generate(401, { error: { message: `Incorrect API key provided: ${KEY}.` } }, undefined, new Headers());

@@ -4,7 +4,8 @@
  * warnings, failure messages and details — whole, and where a text was cut in the middle of one.
  */
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
-import { environmentSecrets, MIN_SECRET_CHARS, REDACTED, redactingActivities, redactingLogger, Redactor } from '../../../src/activities/redact';
+import { redactFailure, redactingActivities, redactingLogger } from '../../../src/activities/redact';
+import { environmentSecrets, MIN_SECRET_CHARS, REDACTED, Redactor } from '../../../src/secrets/redactor';
 import { parseToolsFile } from '../../../src/tools/file-load';
 
 const KEY = 'sk-canary-0123456789abcdef0123456789abcdef';
@@ -40,14 +41,14 @@ describe('the redactor', () => {
 
   it('redacts a failure and keeps its type, retryability and delay; a cancellation passes', () => {
     const failure = ApplicationFailure.create({ type: 'TroupeLlmError', message: `HTTP 401 ${KEY}`, nonRetryable: true, details: [{ message: KEY, status: 401 }], nextRetryDelay: 1500 });
-    const out = r.failure(failure) as ApplicationFailure;
+    const out = redactFailure(r, failure) as ApplicationFailure;
     expect(out).toBeInstanceOf(ApplicationFailure);
     expect(out).toMatchObject({ type: 'TroupeLlmError', message: `HTTP 401 ${REDACTED}`, nonRetryable: true, details: [{ message: REDACTED, status: 401 }] });
     expect(out.nextRetryDelay).toBe(1500);
     expect(out.stack).not.toContain(KEY);
     const cancelled = new CancelledFailure('CANCELLED');
-    expect(r.failure(cancelled)).toBe(cancelled);
-    expect((r.failure(new TypeError(`boom ${KEY}`)) as Error).message).toBe(`boom ${REDACTED}`);
+    expect(redactFailure(r, cancelled)).toBe(cancelled);
+    expect((redactFailure(r, new TypeError(`boom ${KEY}`)) as Error).message).toBe(`boom ${REDACTED}`);
   });
 });
 

@@ -6,7 +6,7 @@
 import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { Redactor } from '../../../src/activities/redact';
+import { Redactor } from '../../../src/secrets/redactor';
 import { FAILURE_TYPES } from '../../../src/core/llm/contract';
 import { errorSummary, errorType, SPAN_ERROR_TEXTS, withheldErrorText } from '../../../src/telemetry/span-errors';
 import { RedactingSpanProcessor } from '../../../src/telemetry/tracing-sdk';

@@ -5,7 +5,7 @@
  */
 import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { Redactor } from '../../../src/activities/redact';
+import { Redactor } from '../../../src/secrets/redactor';
 import { RedactingSpanProcessor } from '../../../src/telemetry/tracing-sdk';
 
 const KEY = 'sk-unit-0123456789abcdef';

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
-import { Redactor } from '../../../src/activities/redact';
+import { Redactor } from '../../../src/secrets/redactor';
 import { clientTracingPlugins, tracedModelCall, tracedToolCall, openRunSpan, tracingWorkflowModules, workerTracingPlugins } from '../../../src/telemetry/tracing';
 import { workflowBundleOptions } from '../../../src/worker';
 import { openDispatchSpan, within, workflowSpanHooks } from '../../../src/workflows/spans';

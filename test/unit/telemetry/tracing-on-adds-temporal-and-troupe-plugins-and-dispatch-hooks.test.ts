@@ -3,7 +3,7 @@
  * price header, the flush when it stops), and a dispatch goes through the hooks that troupe's
  * tracing workflow interceptor installs in the sandbox (docs/observability.md, "Traces").
  */
-import { Redactor } from '../../../src/activities/redact';
+import { Redactor } from '../../../src/secrets/redactor';
 import { clientTracingPlugins, shutdownTracing, workerTracingPlugins } from '../../../src/telemetry/tracing';
 import { installWorkflowSpanHooks, openDispatchSpan, within, type WorkflowSpanHooks } from '../../../src/workflows/spans';
 import type { Run } from '../../../src/workflows/execution';
