@@ -8,7 +8,7 @@ import { Runtime } from '@temporalio/worker';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import OpenAI from 'openai';
 import { chatCompletion, openCallScope } from '../src/activities/llm';
-import { prometheusTelemetry } from '../src/telemetry/metrics';
+import { prometheusTelemetry } from '../src/telemetry/worker-metrics';
 
 async function main(): Promise<void> {
   const [stubUrl, address, blocksArg, perBlockArg] = process.argv.slice(2);

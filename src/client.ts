@@ -25,7 +25,7 @@ import { resolveSettings, taskQueueFromEnv, type SettingsOptions, type TroupeSet
 import { staticDetails, staticSummary } from './core/observe/details';
 import { RUNNING_STATUS, SEARCH_ATTRIBUTES } from './core/observe/search';
 import { SEARCH_KEYS } from './workflows/observe';
-import { runIdIssue } from './core/teams/nested';
+import { runIdIssue } from './core/teams/team-run';
 import { troupeDataConverter } from './codec/data-converter';
 import { clientTracingPlugins } from './telemetry/tracing';
 

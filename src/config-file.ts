@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { loadRoleConfig, type ExtraCheck, type LoadedTeams, type LoadResult } from './core/config/load';
 import type { RoleConfig } from './core/config/schema';
 import { GRAPH_MESSAGES } from './core/graph/messages';
-import { MAX_TEAM_DEPTH } from './core/graph/nested';
+import { MAX_TEAM_DEPTH } from './core/graph/team-agents';
 import { CONFIG_MESSAGES } from './core/config/messages';
 import { RoleConfigError, type Role } from './core/config/define';
 import { formatIssue } from './core/config/issues';

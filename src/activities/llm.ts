@@ -15,7 +15,7 @@ import { LiveTextBuffer } from '../core/observe/live';
 import { replyCaps, type ReplyCaps } from '../core/llm/reply-caps';
 import { checkModelEndpoint, endpointPolicy, ENDPOINT_SETTINGS, shownUrl, workerBaseUrl, type EndpointPolicy } from './endpoints';
 import type { LlmEndpointOptions } from './endpoints';
-import { observeModelCall } from '../telemetry/metrics';
+import { observeModelCall } from '../telemetry/worker-metrics';
 import { callIdOf } from './identity';
 import { cappedErrorBodies } from './error-bodies';
 import { allowedPrefixFetch, redirectPrefixes, redirectRefusal } from './redirects';

@@ -9,7 +9,7 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { FAILURE_TYPES } from '../core/llm/contract';
 import type { ToolCallInput, ToolCallOutcome } from '../core/llm/tool-contract';
-import { observeToolCall } from '../telemetry/metrics';
+import { observeToolCall } from '../telemetry/worker-metrics';
 import { callIdOf } from './identity';
 import { tracedToolCall } from '../telemetry/tracing';
 import { callTool, ToolCallCancelledError, ToolCallRetryableError, type ToolRegistry } from '../tools';

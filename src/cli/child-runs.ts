@@ -6,7 +6,7 @@
  */
 import { queryStatus, type RunHandle } from '../client';
 import type { RunStatusView } from '../core/ending/result';
-import { MAX_TEAM_DEPTH } from '../core/graph/nested';
+import { MAX_TEAM_DEPTH } from '../core/graph/team-agents';
 
 /** A child run in flight, found from a parent. */
 export interface ChildRun {

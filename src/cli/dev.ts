@@ -15,7 +15,7 @@ import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer } from '../dev/temporal-serve
 import { payloadCodecFromEnv, startCodecServer } from '../codec';
 import { startOfflineModel } from '../dev/offline-model';
 import { taskQueueFromEnv } from '../settings';
-import { metricsAddress, METRICS_TEXTS } from '../telemetry/metrics';
+import { metricsAddress, METRICS_TEXTS } from '../telemetry/worker-metrics';
 import { waitingIntervalFromEnv, watchWaitingRuns } from '../telemetry/waiting';
 import { createWorker } from '../worker';
 import { openToolsOrExplain } from './open-tools';

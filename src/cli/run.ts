@@ -10,7 +10,7 @@ import { formatIssue } from '../core/config/issues';
 import type { RunResult } from '../core/ending/result';
 import { finalLine } from '../core/ending/final-line';
 import { printable } from '../core/text/printable';
-import { runIdIssue } from '../core/teams/nested';
+import { runIdIssue } from '../core/teams/team-run';
 import { loadRoleFile } from '../config-file';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { err, out, outExact, outJson } from './io';

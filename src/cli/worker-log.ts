@@ -9,7 +9,7 @@
  */
 import { DefaultLogger, IllegalStateError, Runtime, type LogEntry, type LogLevel, type LogMetadata, type Logger } from '@temporalio/worker';
 import { format } from 'node:util';
-import { METRICS_TEXTS, prometheusTelemetry } from '../telemetry/metrics';
+import { METRICS_TEXTS, prometheusTelemetry } from '../telemetry/worker-metrics';
 import { err } from './io';
 import { CLI_RUN_TEXTS } from './run-texts';
 

@@ -13,7 +13,7 @@ import { Runtime } from '@temporalio/worker';
 import { endpointPolicy } from '../activities/endpoints';
 import { troupeDataConverter } from '../codec/data-converter';
 import { settingsFromEnv, type TroupeSettings } from '../settings';
-import { metricsAddress, METRICS_TEXTS } from '../telemetry/metrics';
+import { metricsAddress, METRICS_TEXTS } from '../telemetry/worker-metrics';
 import { waitingIntervalFromEnv, watchWaitingRuns } from '../telemetry/waiting';
 import { createWorker, shutdownGraceFromEnv, workerBuild } from '../worker';
 import { openToolsOrExplain } from './open-tools';

@@ -24,7 +24,7 @@ import { modelCall } from './calls';
 import type { Run } from './execution';
 import { diagnosticsOf } from './failures';
 import { activitiesFor } from './proxies';
-import { meterCall } from './metrics';
+import { meterCall } from './run-metrics';
 
 /** Consecutive compaction failures that trip the breaker. */
 export const COMPACTION_BREAKER = 3;

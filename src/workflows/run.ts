@@ -39,7 +39,7 @@ import { diagnosticsOf } from './failures';
 import { awaitDecision } from './human-gate';
 import { installHandlers } from './messages';
 import { publish, publishEnd, running, searchAttributesSet, showDetails } from './observe';
-import { meterEvent } from './metrics';
+import { meterEvent } from './run-metrics';
 import { localActivities } from './proxies';
 import { dispatchSucceeded, openDispatchSpan, runSpanEnded, within } from './spans';
 import { runToolLoop } from './tool-loop';

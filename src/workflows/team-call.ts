@@ -5,7 +5,7 @@
  * An id another run already holds fails the dispatch, saying so. Cancelling the dispatch's scope
  * (the run cancelled, a sibling failed, a round timer) cancels the child; the parent close policy
  * cancels it should the parent end first. What its RunResult means is decided in the core
- * (`core/teams/nested.ts`).
+ * (`core/teams/team-run.ts`).
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { CancellationScope, CancelledFailure, ParentClosePolicy, startChild, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
@@ -17,7 +17,7 @@ import type { AgentCallResult } from '../core/llm/contract';
 import { staticDetails, staticSummary } from '../core/observe/details';
 import { RUNNING_STATUS } from '../core/observe/search';
 import { SUMMARY_TEXTS } from '../core/observe/summaries';
-import { childGraph, childWorkflowId, teamOutcome, teamTask } from '../core/teams/nested';
+import { childGraph, childWorkflowId, teamOutcome, teamTask } from '../core/teams/team-run';
 import type { PromptNote } from '../core/prompts/build';
 import type { WaveItem } from '../core/waves/types';
 import type { Run } from './execution';

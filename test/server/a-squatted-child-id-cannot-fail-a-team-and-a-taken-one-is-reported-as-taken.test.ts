@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { loadRoleFile } from '../../src/config-file';
 import { RUN_END_TEXTS } from '../../src/core/ending/texts';
 import type { CompiledGraph } from '../../src/core/graph/types';
-import { CHILD_ID_TEXTS } from '../../src/core/teams/nested';
+import { CHILD_ID_TEXTS } from '../../src/core/teams/team-run';
 import { troupe } from '../helpers/cli';
 import { startHarness, type Harness } from '../helpers/runs';
 import { stubGate } from '../helpers/stub-llm';

@@ -16,7 +16,7 @@ import { getConditionPlugin } from '../conditions/registry';
 import { REPLY_CAPS } from '../llm/reply-caps';
 import { toolGlobIssue } from '../llm/tool-glob';
 import { outputSchemaError } from '../output/validator';
-import { MAX_TEAM_DEPTH } from './nested';
+import { MAX_TEAM_DEPTH } from './team-agents';
 import { PARENT, USER, type CompiledGraph } from './types';
 
 /** Texts of the check, so tests pin them. */

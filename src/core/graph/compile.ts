@@ -17,7 +17,7 @@ import { GRAPH_MESSAGES as M } from './messages';
 import { resolveSettings } from './resolve';
 import { compileTeam } from './teams';
 import { topologyEdges } from './topology-edges';
-import { compileTeamAgents } from './nested';
+import { compileTeamAgents } from './team-agents';
 import { PARENT, type CompiledGraph, type Edge, type TeamGraph } from './types';
 import { validateConfig } from './validate-config';
 import { validateGraph } from './validate';

@@ -3,7 +3,7 @@
  * off when neither is set) and the bound of a label value.
  */
 import { MAX_LABEL_CHARS, metricLabel } from '../../../src/telemetry/catalogue';
-import { metricsAddress, METRICS_TEXTS } from '../../../src/telemetry/metrics';
+import { metricsAddress, METRICS_TEXTS } from '../../../src/telemetry/worker-metrics';
 import { waitingQuery } from '../../../src/telemetry/waiting';
 
 describe('metricsAddress', () => {

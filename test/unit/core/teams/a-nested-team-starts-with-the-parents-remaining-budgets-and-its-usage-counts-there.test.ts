@@ -7,7 +7,7 @@ import { emptyLedger, recordCall, recordTeamRun, takeToolCall } from '../../../.
 import type { RunResult } from '../../../../src/core/ending/result';
 import { shareWave } from '../../../../src/core/budgets/shares';
 import type { CompiledBudget } from '../../../../src/core/graph/types';
-import { childBudget, childWorkflowId, runIdIssue, teamOutcome, teamTask } from '../../../../src/core/teams/nested';
+import { childBudget, childWorkflowId, runIdIssue, teamOutcome, teamTask } from '../../../../src/core/teams/team-run';
 
 const spent = () => {
   const ledger = emptyLedger();

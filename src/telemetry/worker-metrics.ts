@@ -6,8 +6,9 @@
  *
  * The activities record through `Context.current().metricMeter`, the SDK's meter with the activity's
  * namespace, task queue and type as tags: a worker without `--metrics` has a no-op meter, so they
- * cost nothing there. Tokens, cost and handoffs are the workflow's (`workflows/metrics.ts`): they are
- * what the run's ledger counts, priced by the role's pricing, which only the workflow has.
+ * cost nothing there. Tokens, cost and handoffs are the run's, recorded by the workflow
+ * (`workflows/run-metrics.ts`): they are what the run's ledger counts, priced by the role's pricing,
+ * which only the workflow has.
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { MetricMeter } from '@temporalio/common';

@@ -1,7 +1,8 @@
 /**
- * Nested teams (docs/teams.md, "Nested teams"): an agent that is a whole role, run as a child
- * workflow. Compiling checks the team agents' settings and takes their compiled graphs from the
- * caller (the file loader reads the files; `defineRole` takes Roles), so the compiler stays pure.
+ * Team agents in the compiled graph (docs/teams.md, "Nested teams"): an agent that is a whole role,
+ * run as a child workflow (its run is `core/teams/team-run.ts`). Compiling checks the team agents'
+ * settings and takes their compiled graphs from the caller (the file loader reads the files;
+ * `defineRole` takes Roles), so the compiler stays pure.
  */
 import type { PathIssue } from '../config/issues';
 import type { AgentConfig, RoleConfig } from '../config/schema';
