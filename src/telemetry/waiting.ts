@@ -13,7 +13,7 @@ import type { MetricMeter } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import { listQuery } from '../core/observe/search';
 import { WORKFLOW_TYPE } from '../workflows/messages';
-import { TROUPE_METRICS } from './catalogue';
+import { TROUPE_METRICS } from '../core/observe/metric-catalogue';
 
 /** How often the count is asked for, beside its variable. */
 export const WAITING_POLL = {

@@ -15,7 +15,7 @@ import type { MetricMeter } from '@temporalio/common';
 import type { TelemetryOptions } from '@temporalio/worker';
 import { isIP } from 'node:net';
 import { FAILURE_TYPES } from '../core/llm/contract';
-import { HISTOGRAM_BUCKETS, metricLabel, TROUPE_METRICS, type ModelCallOutcome, type ToolCallMetricOutcome } from './catalogue';
+import { HISTOGRAM_BUCKETS, metricLabel, TROUPE_METRICS, type ModelCallOutcome, type ToolCallMetricOutcome } from '../core/observe/metric-catalogue';
 
 /** The variable that turns metrics on, beside `--metrics`. */
 export const METRICS_ADDRESS_ENV = 'TROUPE_METRICS_ADDRESS';

@@ -21,7 +21,7 @@ import type { TokenCounts } from '../core/conditions/view';
 import type { CompiledGraph } from '../core/graph/types';
 import type { RunEvent } from '../core/run/types';
 import type { RunState } from '../core/state/state';
-import { metricLabel, TROUPE_METRICS } from '../telemetry/catalogue';
+import { metricLabel, TROUPE_METRICS } from '../core/observe/metric-catalogue';
 
 /** The kinds of the ledger's calls. */
 type CallKind = 'agent' | 'judge' | 'compaction' | 'selector';

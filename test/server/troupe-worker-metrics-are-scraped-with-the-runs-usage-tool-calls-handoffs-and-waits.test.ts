@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startRun } from '../../src/client';
 import { freePort } from '../../src/dev/temporal-server';
-import { SDK_SERIES, TROUPE_METRICS, troupeSeries } from '../../src/telemetry/catalogue';
+import { SDK_SERIES, TROUPE_METRICS, troupeSeries } from '../../src/core/observe/metric-catalogue';
 import { METRICS_TEXTS } from '../../src/telemetry/worker-metrics';
 import { WAITING_POLL } from '../../src/telemetry/waiting';
 import { WORKFLOW_TYPE } from '../../src/workflows/messages';

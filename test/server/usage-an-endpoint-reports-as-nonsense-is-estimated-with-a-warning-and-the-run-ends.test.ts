@@ -8,7 +8,7 @@
  */
 import { startRun } from '../../src/client';
 import { freePort } from '../../src/dev/temporal-server';
-import { TROUPE_METRICS } from '../../src/telemetry/catalogue';
+import { TROUPE_METRICS } from '../../src/core/observe/metric-catalogue';
 import { statusQuery } from '../../src/workflows/messages';
 import type { RunResult } from '../../src/core/ending/result';
 import { compileYaml, startHarness, type Harness } from '../helpers/runs';

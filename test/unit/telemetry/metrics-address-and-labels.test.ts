@@ -2,7 +2,7 @@
  * The address `--metrics`/`TROUPE_METRICS_ADDRESS` names (an IP and a port; localhost is 127.0.0.1;
  * off when neither is set) and the bound of a label value.
  */
-import { MAX_LABEL_CHARS, metricLabel } from '../../../src/telemetry/catalogue';
+import { MAX_LABEL_CHARS, metricLabel } from '../../../src/core/observe/metric-catalogue';
 import { metricsAddress, METRICS_TEXTS } from '../../../src/telemetry/worker-metrics';
 import { waitingQuery } from '../../../src/telemetry/waiting';
 

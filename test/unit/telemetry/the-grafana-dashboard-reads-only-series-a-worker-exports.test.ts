@@ -1,13 +1,13 @@
 /**
  * The Grafana dashboard of the compose stack (deploy/grafana/dashboards/troupe.json) reads only
- * series a troupe worker exports: troupe's own (src/telemetry/catalogue.ts) and the SDK's listed in
- * `SDK_SERIES`, both of which the metrics server test finds in a real worker's scrape. Its panels
+ * series a troupe worker exports: troupe's own (src/core/observe/metric-catalogue.ts) and the SDK's
+ * listed in `SDK_SERIES`, both of which the metrics server test finds in a real worker's scrape. Its panels
  * cover what docs/observability.md promises, and the files compose mounts are where it mounts them.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { SDK_SERIES, TROUPE_METRICS, troupeSeries } from '../../../src/telemetry/catalogue';
+import { SDK_SERIES, TROUPE_METRICS, troupeSeries } from '../../../src/core/observe/metric-catalogue';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'deploy/grafana/dashboards/troupe.json'), 'utf8'));

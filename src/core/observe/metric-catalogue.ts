@@ -1,7 +1,8 @@
 /**
  * troupe's own Prometheus metrics: one table of their names, types, units, labels and meanings
  * (docs/observability.md, "Metrics"), read by the code that records them, by the docs test and by
- * the dashboard test. Pure: the workflow records some of them, so this file imports nothing.
+ * the dashboard test. Pure and in the core: the workflow records some of them (`workflows/run-metrics.ts`)
+ * and the worker the others (`telemetry/worker-metrics.ts`), so this file imports nothing.
  *
  * Every series also carries the tags the Temporal SDK adds to custom metrics: `namespace` and
  * `taskQueue`, with `activityType` on those recorded in an activity and `workflowType` on those the
