@@ -26,7 +26,7 @@ import { step, type Machine, type StepEnv } from '../../../../src/core/run/step'
 import type { Command, JudgeAnswer, RunEvent } from '../../../../src/core/run/types';
 import { carryState, readCarried } from '../../../../src/core/state/carry';
 import { terminationView } from '../../../../src/core/state/view';
-import { completeGraph, driveRun, machineFor, reply } from '../../fixtures/drive-machine';
+import { completeGraph, drive, driveRun, machineFor, reply } from '../../fixtures/drive-machine';
 
 const ENV: StepEnv = { now: 0, continueAsNewSuggested: false };
 const SUGGESTED: StepEnv = { now: 0, continueAsNewSuggested: true };
@@ -136,15 +136,12 @@ class Stepper {
     return this.step(dispatched(this.last, answers), env);
   }
 
-  /** Answer every dispatch (and judge `converged: false`) until some other command. */
+  /** Answer every dispatch (and judge `converged: false`) until some other command (the tests' one {@link drive}). */
   run(answer: (agent: string) => Answer = (a) => a.toUpperCase()): Command {
-    for (let n = 0; n < 200; n++) {
-      if (this.last.kind === 'dispatch') {
-        this.step({ kind: 'dispatched', outcomes: this.last.items.map((item) => ({ item, result: result(answer(item.agent)) })) });
-      } else if (this.last.kind === 'judge') this.step(judged(this.last, { converged: false }));
-      else return this.last;
-    }
-    throw new Error('Stepper.run: no end in sight');
+    const { last, commands } = drive(this.m, { prepare: false, answer: (agent) => answer(agent), judge: () => false }, { after: this.last, maxSteps: 200 });
+    this.trace.push(...commands.map(show));
+    this.last = last;
+    return last;
   }
 }
 

@@ -8,12 +8,10 @@ import { loadRoleConfig } from '../../../../src/core/config/load';
 import type { CompiledGraph } from '../../../../src/core/graph/types';
 import { decide, pendingRequests } from '../../../../src/core/humans/requests';
 import type { AgentCallResult, ToolEvent } from '../../../../src/core/llm/contract';
-import { step, type Machine } from '../../../../src/core/run/step';
-import type { Command, RunEvent } from '../../../../src/core/run/types';
+import type { Machine } from '../../../../src/core/run/step';
+import type { Command } from '../../../../src/core/run/types';
 import { SELECTOR_TEXTS } from '../../../../src/core/teams/selector';
-import { machineFor } from '../../fixtures/drive-machine';
-
-const ENV = { now: 0, continueAsNewSuggested: false };
+import { drive, machineFor } from '../../fixtures/drive-machine';
 
 function compile(yaml: string): CompiledGraph {
   const r = loadRoleConfig(yaml, 'role.yaml');
@@ -37,50 +35,28 @@ interface Driven {
 }
 
 /**
- * Drive `graph`: each dispatch answers from the agent's script (its last turn repeats), each
- * selection with `select(turn)`; a wait for a human is answered with `answer`.
+ * Drive `graph` (the tests' one {@link drive}): each dispatch answers from the agent's script (its
+ * last turn repeats), each selection with `select(turn)`; a wait for a human is answered with `answer`.
  */
-function drive(graph: CompiledGraph, scripts: Record<string, Turn[]>, opts: { select?: (n: number, candidates: string[]) => string | undefined; answer?: string } = {}): Driven {
+function driveTeam(graph: CompiledGraph, scripts: Record<string, Turn[]>, opts: { select?: (n: number, candidates: string[]) => string | undefined; answer?: string } = {}): Driven {
   const m = machineFor(graph);
-  const speakers: string[] = [];
-  const seen: Record<string, number> = {};
-  let selections = 0;
-  let event: RunEvent = { kind: 'begin', carried: false };
-  for (let n = 0; n < 200; n++) {
-    const command = step(m, event, ENV);
-    switch (command.kind) {
-      case 'end':
-        return { speakers, end: command, m, selections };
-      case 'prepare':
-        event = { kind: 'prepared' };
-        break;
-      case 'select': {
-        selections += 1;
-        const speaker = opts.select?.(command.turn.turn, command.turn.candidates);
-        event = { kind: 'selected', ...(speaker ? { speaker } : {}), attempts: 1, usage: { promptTokens: 3, completionTokens: 1, totalTokens: 4 }, rejected: [] };
-        break;
-      }
-      case 'dispatch':
-        event = {
-          kind: 'dispatched',
-          outcomes: command.items.map((item) => {
-            speakers.push(item.agent);
-            const script = scripts[item.agent] ?? ['ok'];
-            const turn = script[Math.min(seen[item.agent] ?? 0, script.length - 1)];
-            seen[item.agent] = (seen[item.agent] ?? 0) + 1;
-            return { item, result: typeof turn === 'string' ? result(turn) : result('', [turn]) };
-          }),
-        };
-        break;
-      case 'wait':
-        for (const r of pendingRequests(m.state)) decide(m.state, r.id, { kind: 'answer', text: opts.answer ?? 'yes', at: 0, by: 'tester' });
-        event = { kind: 'woke' };
-        break;
-      default:
-        throw new Error(`unexpected command ${command.kind}`);
-    }
-  }
-  throw new Error('the run did not end');
+  const { last, commands, waves } = drive(
+    m,
+    {
+      answer: (agent, turn) => {
+        const script = scripts[agent] ?? ['ok'];
+        const given = script[Math.min(turn - 1, script.length - 1)];
+        return typeof given === 'string' ? result(given) : result('', [given]);
+      },
+      select: (n, candidates) => opts.select?.(n, candidates),
+      wait: (machine) => {
+        for (const r of pendingRequests(machine.state)) decide(machine.state, r.id, { kind: 'answer', text: opts.answer ?? 'yes', at: 0, by: 'tester' });
+      },
+    },
+    { maxSteps: 200 },
+  );
+  if (last.kind !== 'end') throw new Error(`unexpected command ${last.kind}`);
+  return { speakers: waves.flat(), end: last, m, selections: commands.filter((c) => c.kind === 'select').length };
 }
 
 const THREE = (termination: string, extra = '') => `name: s
@@ -96,14 +72,14 @@ ${extra}  termination: { any_of: [${termination}] }
 
 describe('a swarm in the round machine', () => {
   it('AutoGen: HandoffTermination("third_agent") stops on the transfer to third_agent, before it speaks', () => {
-    const r = drive(compile(THREE('{ handoff: third_agent }')), { first_agent: [to('second_agent')], second_agent: [to('third_agent')] });
+    const r = driveTeam(compile(THREE('{ handoff: third_agent }')), { first_agent: [to('second_agent')], second_agent: [to('third_agent')] });
     expect(r.speakers).toEqual(['first_agent', 'second_agent']);
     expect(r.end.end).toMatchObject({ status: 'completed', reason: 'handoff', reasonText: 'handoff: second_agent handed off to third_agent' });
     expect(r.m.state.usage.handoffs).toBe(2);
   });
 
   it('AutoGen: the swarm goes on through its handoffs until the cap: three handoffs around the ring, the fourth speaker is the first again', () => {
-    const r = drive(compile(THREE('{ text_mention: NEVER }', '  max_turns: 4\n')), {
+    const r = driveTeam(compile(THREE('{ text_mention: NEVER }', '  max_turns: 4\n')), {
       first_agent: [to('second_agent')],
       second_agent: [to('third_agent')],
       third_agent: [to('first_agent')],
@@ -113,7 +89,7 @@ describe('a swarm in the round machine', () => {
   });
 
   it('AutoGen resume, troupe-style: a transfer to user waits for the answer in the same run, and the agent speaks again with it', () => {
-    const r = drive(compile(THREE('{ text_mention: DONE }')), { first_agent: [to('user', 'which one?'), 'DONE with the answer'] }, { answer: 'the blue one' });
+    const r = driveTeam(compile(THREE('{ text_mention: DONE }')), { first_agent: [to('user', 'which one?'), 'DONE with the answer'] }, { answer: 'the blue one' });
     expect(r.speakers).toEqual(['first_agent', 'first_agent']);
     expect(r.end.end.reason).toBe('text_mention');
     // the answer is the agent's note for its next turn
@@ -121,12 +97,12 @@ describe('a swarm in the round machine', () => {
   });
 
   it('without a transfer the speaker keeps the turn', () => {
-    const r = drive(compile(THREE('{ text_mention: NEVER }', '  max_turns: 3\n')), { first_agent: ['a', 'b', to('second_agent')] });
+    const r = driveTeam(compile(THREE('{ text_mention: NEVER }', '  max_turns: 3\n')), { first_agent: ['a', 'b', to('second_agent')] });
     expect(r.speakers).toEqual(['first_agent', 'first_agent', 'first_agent']);
   });
 
   it('the transfer message reaches the target as a note', () => {
-    const r = drive(compile(THREE('{ handoff: third_agent }')), { first_agent: [to('second_agent', 'the printer is on fire')] });
+    const r = driveTeam(compile(THREE('{ handoff: third_agent }')), { first_agent: [to('second_agent', 'the printer is on fire')] });
     // the workflow hands the note to the target's prompt when it dispatches it (`openWave`)
     expect(r.m.state.notes['second_agent']).toEqual([{ kind: 'handoff', text: 'the printer is on fire', from: 'first_agent' }]);
     expect(r.speakers.slice(0, 2)).toEqual(['first_agent', 'second_agent']);
@@ -144,7 +120,7 @@ collaboration:
   flow: [parent -> a, a -> b, b -> a, b -> c, c -> parent]
   max_iterations: 2
 `;
-    const r = drive(compile(yaml), { b: [to('a')] });
+    const r = driveTeam(compile(yaml), { b: [to('a')] });
     // static routing would send b's output to a and c; the transfer sends it to a alone
     expect(r.speakers).toEqual(['a', 'b', 'a', 'b']);
     expect(r.m.state.round.loopCounters).toEqual({ 'a,b': 2 });
@@ -166,7 +142,7 @@ ${extra}`;
 describe('a selector team in the round machine', () => {
   it('asks the selector before every turn, the previous speaker no candidate; max_turns ends it', () => {
     const asked: string[][] = [];
-    const r = drive(compile(CREW()), {}, {
+    const r = driveTeam(compile(CREW()), {}, {
       select: (_n, candidates) => {
         asked.push(candidates);
         return candidates.at(-1);
@@ -185,13 +161,13 @@ describe('a selector team in the round machine', () => {
   });
 
   it('no valid answer falls back to list order after the previous speaker, with a warning', () => {
-    const r = drive(compile(CREW()), {}, { select: (n) => (n === 2 ? undefined : 'planner') });
+    const r = driveTeam(compile(CREW()), {}, { select: (n) => (n === 2 ? undefined : 'planner') });
     expect(r.speakers).toEqual(['planner', 'coder', 'planner', 'coder']);
     expect(r.m.state.warnings).toContain(SELECTOR_TEXTS.fallback(1, 'coder'));
   });
 
   it('a speaker the selector may not choose is never dispatched: the turn falls back', () => {
-    const r = drive(compile(CREW()), {}, { select: () => 'planner' });
+    const r = driveTeam(compile(CREW()), {}, { select: () => 'planner' });
     // turn 2: planner spoke last and repeats are not allowed
     expect(r.speakers.slice(0, 2)).toEqual(['planner', 'coder']);
   });
@@ -206,7 +182,7 @@ collaboration:
   agents: [a, b]
   max_turns: 3
 `;
-    const r = drive(compile(yaml), {}, { select: (_n, c) => c[0] });
+    const r = driveTeam(compile(yaml), {}, { select: (_n, c) => c[0] });
     // turn 1 has two candidates; after that the one agent that did not just speak is chosen without a call
     expect(r.speakers).toEqual(['a', 'b', 'a']);
     expect(r.selections).toBe(1);
