@@ -11,7 +11,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { defineRole } from '../src/core/config/define';
-import { callOf, type InFlightSource } from '../src/in-flight';
+import { callOf, type InFlightSource } from '../src/client/pending-activities';
 import { BENCH_TASK } from './lib/loops';
 import type { Stack } from './lib/stack';
 import { round, summarize } from './lib/stats';

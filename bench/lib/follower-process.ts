@@ -5,7 +5,7 @@
  * workflow id and answers when every followed run has ended, with the events each saw.
  */
 import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
-import { followRun, type FollowEvent } from '../../src/follow';
+import { followRun, type FollowEvent } from '../../src/client/follow';
 
 /** A command the parent sends. */
 export type FollowerCommand = { id: number; op: 'follow'; workflowIds: string[] };
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const client = new Client({ connection, namespace, interceptors: { workflow: [counter] } });
   process.on('message', (cmd: FollowerCommand) => {
     queries = {};
-    const events: FollowReport['events'] = { step: 0, phase: 0, warning: 0, status: 0, started: 0, tool: 0, call: 0, decision: 0, live: 0 };
+    const events: FollowReport['events'] = { step: 0, phase: 0, warning: 0, status: 0, started: 0, tool: 0, call: 0, decision: 0, request: 0, live: 0 };
     const onEvent = (e: FollowEvent) => {
       events[e.kind] += 1;
     };

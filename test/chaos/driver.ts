@@ -19,7 +19,7 @@ import { Client, Connection, WorkflowExecutionAlreadyStartedError, type Workflow
 import { sendSignal, startRun } from '../../src/client';
 import type { RunResult, RunStatusView } from '../../src/core/ending/result';
 import { FAST_LOCAL_DYNAMIC_CONFIG, freePort, startDevServer, type DevServer } from '../../src/dev/temporal-server';
-import { statusQuery } from '../../src/workflows/messages';
+import { statusQuery } from '../../src/contract';
 import type { troupeRun } from '../../src/workflows/run';
 import { compileYaml } from '../helpers/compile';
 import { startStubLlm, type StubStep } from '../helpers/stub-llm';

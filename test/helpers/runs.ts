@@ -10,7 +10,7 @@ import { compileYaml } from './compile';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult, RunStatusView } from '../../src/core/ending/result';
 import { decideRequest, startRun, type RunHandle } from '../../src/client';
-import { statusQuery } from '../../src/workflows/messages';
+import { statusQuery } from '../../src/contract';
 import type { troupeRun } from '../../src/workflows/run';
 import { startStubLlm, type StubLlm } from './stub-llm';
 import { connectClient, installQuietRuntime, startWorker, uniqueWorkflowId, type RunningWorker, type TestClient } from './temporal';

@@ -13,7 +13,7 @@ import type { DecisionRecord } from '../../src/core/humans/requests';
 import { gateDigest } from '../../src/core/humans/digest';
 import { HUMAN_TEXTS } from '../../src/core/humans/texts';
 import type { TranscriptStep } from '../../src/core/state/state';
-import { transcriptQuery } from '../../src/workflows/messages';
+import { transcriptQuery } from '../../src/contract';
 import { troupe } from '../helpers/cli';
 import { waitForStatus } from '../helpers/runs';
 import { stubGate } from '../helpers/stub-llm';

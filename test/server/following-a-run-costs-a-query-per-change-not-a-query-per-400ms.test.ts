@@ -11,7 +11,7 @@ import { bundleWorkflowCode, DefaultLogger, type InjectedSinks } from '@temporal
 import { followRun, type FollowEvent } from '../../src/client';
 import type { QueryCountSinks } from '../fixtures/count-queries-interceptor';
 import type { RunProgress } from '../../src/core/observe/progress';
-import { progressQuery } from '../../src/workflows/messages';
+import { progressQuery } from '../../src/contract';
 import { decidePending, startHarness, type Harness } from '../helpers/runs';
 import { defaultWorkflowsPath } from '../helpers/temporal';
 
