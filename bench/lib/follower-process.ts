@@ -1,6 +1,6 @@
 /**
  * Child-process entry that follows runs the way `troupe run` and `troupe status --watch` do
- * (`followRun` in src/follow.ts), so B8 can meter the worker process apart from the followers'
+ * (`followRun` in src/client/follow.ts), so B8 can meter the worker process apart from the followers'
  * own client work. Controlled over IPC by {@link ./followers}: `follow` starts one follower per
  * workflow id and answers when every followed run has ended, with the events each saw.
  */

@@ -32,6 +32,11 @@ async function send<K extends SignalName>(args: ParsedArgs, name: K, payload?: S
 interface Target {
   /** Absent when no `--request` was given and the run shows no single pending request: the run says why. */
   id?: string;
+  /**
+   * Whether the `status` query showed the request. Only then is a `not_open_yet` refusal asked
+   * again: the query may have been answered by a workflow task whose retry has not opened it yet.
+   */
+  seen?: true;
   run: RunHandle;
   digest?: string;
   asText?: true;
@@ -40,7 +45,7 @@ interface Target {
 /** The parts of a pending request a {@link Target} carries. */
 function targetOf(request: PendingRequest, run: RunHandle): Target {
   const asText = (request.payload as { writtenAsText?: unknown } | undefined)?.writtenAsText === true;
-  return { id: request.id, run, ...(request.digest !== undefined ? { digest: request.digest } : {}), ...(asText ? { asText } : {}) };
+  return { id: request.id, run, seen: true, ...(request.digest !== undefined ? { digest: request.digest } : {}), ...(asText ? { asText } : {}) };
 }
 
 /**
@@ -105,7 +110,8 @@ async function decide(args: ParsedArgs, what: (by: string) => RequestDecision) {
     }
     // with the digest of the request as the query showed it: what this decision decides (gates
     // only, so a worker from before digests, whose requests show none, gets the payload it knows)
-    const answered = await decideRequest(target.run, target.id === undefined ? undefined : { id: target.id, digest: target.digest }, decision);
+    const request = target.id === undefined ? undefined : { id: target.id, digest: target.digest };
+    const answered = await decideRequest(target.run, request, decision, target.seen ? {} : { notOpenYetMs: 0 });
     const line = CLI_RUN_TEXTS.decided(name, target.id ?? requestOf(answered), by, target.run.workflowId, name === 'answer' ? undefined : target.digest, answered.text);
     if (answered.outcome === 'refused') {
       err(line);

@@ -11,7 +11,7 @@
  * task's retry completes. A run whose worker predates decisions as Updates gets the decision as the
  * signal of the same name, and the answer says so.
  */
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { DECISION_REFUSED, DECISION_UPDATES, SIGNALS } from '../contract';
 import { refusedAnswer, type AppliedDecision, type RefusedDecision } from '../core/humans/decisions';
@@ -135,7 +135,7 @@ async function decideOnce(handle: RunHandle, kind: DecisionKind, payload: Signal
       ...(updateId !== undefined ? { updateId } : {}),
     });
   } catch (err) {
-    const refusal = refusalOf(err);
+    const refusal = refusalOf(err) ?? (await endedRefusal(handle, err));
     if (refusal) return refusedAnswer(refusal);
     if (!noSuchUpdate(err, kind)) throw err;
     await handle.signal(SIGNALS[kind], payload);
@@ -148,6 +148,16 @@ function refusalOf(err: unknown): DecisionRefusal | undefined {
   if (!(err instanceof WorkflowUpdateFailedError) || !(err.cause instanceof ApplicationFailure) || err.cause.type !== DECISION_REFUSED) return undefined;
   const detail = err.cause.details?.[0] as Partial<DecisionRefusal> | undefined;
   return { code: detail?.code ?? 'not_pending', ...(detail?.requestId !== undefined ? { requestId: detail.requestId } : {}), reason: detail?.reason ?? err.cause.message };
+}
+
+/** The refusal of a decision sent to a run that has ended (the server finds no running workflow to ask), or undefined. */
+async function endedRefusal(handle: RunHandle, err: unknown): Promise<DecisionRefusal | undefined> {
+  if (!(err instanceof WorkflowNotFoundError)) return undefined;
+  const status = await handle.describe().then(
+    (d) => d.status.name,
+    () => undefined,
+  );
+  return status === undefined || status === 'RUNNING' ? undefined : { code: 'ended', reason: HUMAN_TEXTS.reasons.ended(status) };
 }
 
 /** Whether the run's worker has no handler for this Update (the SDK's own rejection): a troupe 0.2 worker. */

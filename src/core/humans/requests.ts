@@ -196,7 +196,8 @@ export function holdsResults(book: RequestBook): boolean {
  * id names no request the run opened), `decided` (its request was decided already), `not_open_yet` (a
  * request a little ahead of the last one opened: it can overtake the result that opens it),
  * `answer_to_gate` (only approve and reject decide a gate), `no_digest` and `other_digest` (a gate's
- * decision must name the digest of what it shows).
+ * decision must name the digest of what it shows); `ended` (the run is over: the client says so, no
+ * workflow is left to ask).
  */
 export type RefusalCode =
   | 'malformed'
@@ -207,7 +208,8 @@ export type RefusalCode =
   | 'not_open_yet'
   | 'answer_to_gate'
   | 'no_digest'
-  | 'other_digest';
+  | 'other_digest'
+  | 'ended';
 
 /** A refused decision: its code, the request it named or matched, and why, in a sentence. */
 export interface DecisionRefusal {

@@ -1,7 +1,7 @@
 /**
  * The signal contract of a run: every signal's name and the zod schema of its payload. The zod
  * schemas are the single source of truth: the workflow parses payloads with them, and the typed
- * signal definitions (`src/workflows/messages.ts`), the TypeScript client and the CLI take their
+ * signal definitions (`src/contract.ts`, handled in `src/workflows/handlers.ts`), the TypeScript client and the CLI take their
  * payload types from them. A malformed payload becomes a warning text; nothing here throws. Pure.
  */
 import { z } from 'zod';

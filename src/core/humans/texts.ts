@@ -14,10 +14,11 @@ const REASONS = {
   noneToDecide: 'no request is pending',
   notPending: (id: string, pending: string[]) => `request ${clip(id)} is not pending (pending: ${list(pending)})`,
   decided: (id: string, pending: string[]) => `request ${clip(id)} is not pending: it was decided already (pending: ${list(pending)})`,
-  notOpenYet: (id: string, pending: string[]) => `request ${clip(id)} is not open yet (pending: ${list(pending)})`,
+  notOpenYet: (id: string, pending: string[]) => `request ${clip(id)} is not pending: it is not open yet (pending: ${list(pending)})`,
   ambiguous: (pending: string[]) => `${pending.length} requests are pending (${pending.join(', ')}); name one with requestId (--request)`,
   answerToGate: (id: string, kind: string) => `request ${id} (${kind}) is decided only by approve or reject; an answer is not an approval`,
   malformed: (issue: string) => `malformed payload: ${issue}`,
+  ended: (status: string) => `the run has ended (${status.toLowerCase()}): nothing is left to decide`,
 } as const;
 
 export const HUMAN_TEXTS = {

@@ -39,7 +39,7 @@ describe('a decision is refused before anything changes', () => {
       ok: false,
       refusal: { code: 'decided', requestId: 'r1', reason: 'request r1 is not pending: it was decided already (pending: r2)' },
     });
-    expect(checkDecision(b, 'r3', approve)).toEqual({ ok: false, refusal: { code: 'not_open_yet', requestId: 'r3', reason: 'request r3 is not open yet (pending: r2)' } });
+    expect(checkDecision(b, 'r3', approve)).toEqual({ ok: false, refusal: { code: 'not_open_yet', requestId: 'r3', reason: 'request r3 is not pending: it is not open yet (pending: r2)' } });
     const far = `r${2 + EARLY_DECISION_LIMITS.ahead + 1}`;
     expect(checkDecision(b, far, approve)).toMatchObject({ ok: false, refusal: { code: 'not_pending', requestId: far } });
     expect(checkDecision(b, 'x', approve)).toMatchObject({ ok: false, refusal: { code: 'not_pending', reason: 'request x is not pending (pending: r2)' } });
