@@ -140,10 +140,10 @@ export type Done = RunResult['status'];
         expect.stringMatching(/^started essay-\S+$/),
         'writer: The sky is blue because air scatters blue light most.',
         'critic: Clear and correct. score: 90',
-        'asked: r1 before_exit approve the final result of critic',
+        'asked: r1 before_exit approve the final result of critic: Clear and correct. score',
         'applied to r1: the run ends with this result',
-        expect.stringMatching(/^completed: /),
-        'Clear and correct.\nscore: 90'.split('\n')[0],
+        'completed: result_match: critic score 90 >= 85',
+        'Clear and correct.',
         'score: 90',
       ]);
     } finally {
