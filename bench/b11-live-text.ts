@@ -1,7 +1,7 @@
 /**
  * B11 — how soon an agent's partial text can be read (docs/observability.md, "Live output"): the
  * stub streams a reply (its first token after 400 ms, then 20 characters every 40 ms) and, in this
- * process, the reader `troupe status --json` uses (`src/in-flight.ts`: a DescribeWorkflowExecution
+ * process, the reader `troupe status --json` uses (`src/client/pending-activities.ts`: a DescribeWorkflowExecution
  * and each pending activity's heartbeat details decoded by `callOf`) is asked every 20 ms. Measured
  * per run: from the stub writing its first content chunk to the first describe whose details carry
  * text. Baseline, in the same runs and by the same polling: from the client's start of the run to
@@ -11,7 +11,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { defineRole } from '../src/core/config/define';
-import { callOf, type InFlightSource } from '../src/in-flight';
+import { callOf, type InFlightSource } from '../src/client/pending-activities';
 import { BENCH_TASK } from './lib/loops';
 import type { Stack } from './lib/stack';
 import { round, summarize } from './lib/stats';
@@ -107,7 +107,7 @@ export async function runB11(ctx: BenchContext): Promise<BenchReport> {
     method:
       `${stack.name === 'P0' ? 'The default' : 'The tuned'} dev server; the troupe worker of createWorker (heartbeat throttle 500 ms); a one-agent pipeline whose reply the stub streams: ` +
       `first token after ${FIRST_TOKEN_MS} ms, then ${STREAM.chunkChars} characters every ${STREAM.chunkDelayMs} ms, ${REPLY_CHARS} characters. ` +
-      `In this process, the reader of \`troupe status --json\` (DescribeWorkflowExecution, each pending activity's heartbeat details decoded by \`callOf\`, src/in-flight.ts) is asked every ${POLL_MS} ms from the start of the run. ` +
+      `In this process, the reader of \`troupe status --json\` (DescribeWorkflowExecution, each pending activity's heartbeat details decoded by \`callOf\`, src/client/pending-activities.ts) is asked every ${POLL_MS} ms from the start of the run. ` +
       `Measured: the stub's first content chunk → the first describe whose details carry text. Baseline, same runs, same polling: the client's start → the first describe showing the \`callAgent\` activity started. ` +
       `One run to warm up, then ${B11_SAMPLES}.`,
     tables: [

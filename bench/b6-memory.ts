@@ -13,7 +13,7 @@ import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { startRun } from '../src/client';
 import { workflowEntry } from '../src/worker';
-import { WORKFLOW_TYPE } from '../src/workflows/messages';
+import { WORKFLOW_TYPE } from '../src/contract';
 import { forkChild } from './lib/child';
 import { BENCH_TASK } from './lib/loops';
 import { compileYaml, SERVER_VARIANTS, startStack, type Stack } from './lib/stack';

@@ -89,7 +89,7 @@ export async function runB8(ctx: BenchContext): Promise<BenchReport> {
     title: 'Following runs is cheap (100 followers)',
     method:
       `One batch = ${B8_RUNS} review loops of ${B8_ITERATIONS} iterations (${steps} model calls) started at once on the ${serverName} dev server, stub delay 0 ms. ` +
-      `"Followed" batches also have ${B8_RUNS} concurrent followers (src/follow.ts followRun, one per run, in a separate process), as \`troupe run\` and \`troupe status --watch\` follow a run. ` +
+      `"Followed" batches also have ${B8_RUNS} concurrent followers (src/client/follow.ts followRun, one per run, in a separate process), as \`troupe run\` and \`troupe status --watch\` follow a run. ` +
       `After a followed warm-up batch, ${reps} repetitions alternate not followed / followed; each row is the median, and the ratio is the median of the ${reps} pairs (a followed batch ÷ the batch before it). Worker CPU = this process (the troupe worker, and the client that starts the runs and awaits their results in both cases).`,
     tables: [
       {

@@ -6,7 +6,9 @@
  * - Extend the YAML: `registerTopology`, `registerCondition`, `registerCompletionCheck` (conditions
  *   and checks run inside the workflow, so their modules are bundled into it: `createWorker({ plugins })`).
  * - Run: `createWorker` on the worker side; `connectClient`, `startRun`, `followRun`, `waitResult`,
- *   `queryStatus`, `queryTranscript`, `decideRequest`, `sendSignal` on the client side. Both connect with the
+ *   `queryStatus`, `queryTranscript`, `sendSignal`, `webUiLink` on the client side.
+ * - Decide: `waitForRequest`, then `approve`, `reject` or `answer`, each answered with what the run
+ *   did with the decision (applied and what follows, or refused and why). Both connect with the
  *   `TEMPORAL_*` variables and the profile file (`settingsFromEnv`); `clientConnectionOptions` and
  *   `workerConnectionOptions` give the same settings to connections a program makes itself.
  * - Watch: `readInFlightCalls` (or `followRun`'s `liveText`) for what the running model calls have
@@ -32,31 +34,57 @@ export { defineTool, ToolFatalError, type ToolContext, type ModuleTool } from '.
 export { createWorker, bundleWorkflows, openTools, type WorkerConfig } from './worker';
 export { createActivities, type LlmEndpointOptions } from './activities';
 
-// running: the client
+// running: the client (docs/library.md)
 export {
   connectClient,
-  followRun,
   isNotFound,
   queryStatus,
   queryTranscript,
   runHandle,
-  decideRequest,
   sendSignal,
   startRun,
   waitResult,
-  type FollowEvent,
-  type RequestDecision,
   type RunHandle,
   type StartOptions,
-} from './client';
-export type { CallActivity, FollowOptions } from './follow';
+} from './client/runs';
+export { webUiLink } from './client/web-ui';
+export { followRun, type CallActivity, type FollowEvent, type FollowOptions } from './client/follow';
+// deciding a run's human requests: the decision Updates, answered with what the run did
+export {
+  answer,
+  approve,
+  decideRequest,
+  reject,
+  waitForRequest,
+  NOT_OPEN_YET_RETRY,
+  type DecideOptions,
+  type DecisionAnswer,
+  type RequestDecision,
+  type RequestFilter,
+  type RequestRef,
+  type SentDecision,
+} from './client/human-decisions';
+export type { AppliedDecision, RefusedDecision } from './core/humans/decisions';
+export type { DecisionRefusal, RefusalCode, DecisionRecord } from './core/humans/requests';
 // what a run's model calls are writing now (docs/observability.md, "Live output")
-export { readInFlightCalls } from './in-flight';
+export { readInFlightCalls } from './client/pending-activities';
 export type { InFlightCall } from './core/observe/in-flight';
 export type { LiveText } from './core/observe/live';
-export { listRuns, type ListFilter, type RunList, type RunListing } from './list';
+export { listRuns, type ListFilter, type RunList, type RunListing } from './client/find-runs';
 export { SEARCH_ATTRIBUTES } from './core/observe/search';
-export { SIGNALS, WORKFLOW_TYPE, progressQuery, statusQuery, transcriptQuery } from './workflows/messages';
+// the contract a run and its clients share: names of the workflow type, its messages and search attributes
+export {
+  DECISION_REFUSED,
+  DECISION_UPDATES,
+  SEARCH_KEYS,
+  SIGNALS,
+  WORKFLOW_TYPE,
+  progressQuery,
+  statusQuery,
+  transcriptQuery,
+  type RunInput,
+  type TroupeRun,
+} from './contract';
 export type { CallKind, RunningCall, RunProgress } from './core/observe/progress';
 export type { SignalInputs, SignalName } from './core/humans/signals';
 export type { RunResult, RunStatusView, RunEnd, Diagnostics } from './core/ending/result';

@@ -245,8 +245,11 @@ export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
   const redactor = new Redactor();
   const tracing = workerTracingPlugins(redactor);
   if (tracing.length > 0 && workflowBundle && !tracesWorkflows(workflowBundle)) Runtime.instance().logger.warn(WORKER_TEXTS.untracedBundle);
+  // a connection opened here is the worker's: it closes when the worker stops, so a script that
+  // runs a worker exits once it is shut down (docs/library.md)
+  const own = connection ? undefined : await withDiagnosis(settings, () => NativeConnection.connect(workerConnectionOptions(settings)));
   return Worker.create({
-    connection: connection ?? (await withDiagnosis(settings, () => NativeConnection.connect(workerConnectionOptions(settings)))),
+    connection: connection ?? (own as NativeConnection),
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
     dataConverter,
@@ -260,19 +263,19 @@ export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
     // a run is pinned to the build it started on (docs/versioning.md)
     ...(deployment ? { workerDeploymentOptions: { useWorkerVersioning: true, version: deployment, defaultVersioningBehavior: 'PINNED' as const } } : {}),
     // the tool servers live as long as the worker runs
-    plugins: [...(tools && typeof toolsOption === 'string' ? [closeWhenDone(tools)] : []), ...tracing],
+    plugins: [...(tools && typeof toolsOption === 'string' ? [closeWhenDone(tools)] : []), ...(own ? [closeWhenDone(own)] : []), ...tracing],
   });
 }
 
-/** A worker plugin that closes the tool servers when the worker stops. */
-function closeWhenDone(registry: ToolRegistry): WorkerPlugin {
+/** A worker plugin that closes what the worker alone uses (its tool servers, its own connection) when it stops. */
+function closeWhenDone(owned: ToolRegistry | NativeConnection): WorkerPlugin {
   return {
-    name: 'troupe-tools',
+    name: owned instanceof NativeConnection ? 'troupe-connection' : 'troupe-tools',
     async runWorker(worker, next) {
       try {
         await next(worker);
       } finally {
-        await registry.close();
+        await owned.close();
       }
     },
   };

@@ -1,11 +1,11 @@
 /**
  * Child-process entry that follows runs the way `troupe run` and `troupe status --watch` do
- * (`followRun` in src/follow.ts), so B8 can meter the worker process apart from the followers'
+ * (`followRun` in src/client/follow.ts), so B8 can meter the worker process apart from the followers'
  * own client work. Controlled over IPC by {@link ./followers}: `follow` starts one follower per
  * workflow id and answers when every followed run has ended, with the events each saw.
  */
 import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
-import { followRun, type FollowEvent } from '../../src/follow';
+import { followRun, type FollowEvent } from '../../src/client/follow';
 
 /** A command the parent sends. */
 export type FollowerCommand = { id: number; op: 'follow'; workflowIds: string[] };
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const client = new Client({ connection, namespace, interceptors: { workflow: [counter] } });
   process.on('message', (cmd: FollowerCommand) => {
     queries = {};
-    const events: FollowReport['events'] = { step: 0, phase: 0, warning: 0, status: 0, started: 0, tool: 0, call: 0, decision: 0, live: 0 };
+    const events: FollowReport['events'] = { step: 0, phase: 0, warning: 0, status: 0, started: 0, tool: 0, call: 0, decision: 0, request: 0, live: 0 };
     const onEvent = (e: FollowEvent) => {
       events[e.kind] += 1;
     };

@@ -22,7 +22,7 @@ import type { RunResult } from '../../src/core/ending/result';
 import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer, type DevServer, type DynamicConfigValue } from '../../src/dev/temporal-server';
 import { bundleWorkflows, createWorker } from '../../src/worker';
 import { startRun } from '../../src/client';
-import { WORKFLOW_TYPE } from '../../src/workflows/messages';
+import { WORKFLOW_TYPE } from '../../src/contract';
 import { createFloorActivities } from '../floor/activities';
 import type { FloorInput, FloorPayloadInput } from '../floor/workflows';
 import type { RecordedRequest } from './stub-client';

@@ -1,14 +1,14 @@
 /**
- * Commands that steer a run through signals: pause, resume, stop, cancel,
- * approve, reject, answer, message, signal. Decisions check the `status` query first and exit 1
- * listing the pending request ids when the target is missing or ambiguous; a decision on a gate
- * sends the digest the request showed (docs/semantics.md, "Humans in the loop").
+ * Commands that steer a run: pause, resume, stop, cancel, message and signal send signals; approve,
+ * reject and answer send the run's decision Updates and print what it did with them (applied and
+ * what follows, or refused and why, exit 1). A decision on a gate sends the digest the request
+ * showed in the `status` query (docs/semantics.md, "Humans in the loop").
  */
 import * as os from 'node:os';
-import { decideRequest, queryStatus, sendSignal, type RequestDecision, type RunHandle, type SignalName } from '../client';
+import { decideRequest, queryStatus, sendSignal, type DecisionAnswer, type RequestDecision, type RunHandle, type SignalName } from '../client';
 import type { RunStatusView } from '../core/ending/result';
 import type { SignalInputs } from '../core/humans/signals';
-import { GATE_KINDS, type DecisionKind, type PendingRequest } from '../core/humans/requests';
+import type { PendingRequest } from '../core/humans/requests';
 import { SIGNAL_TYPE_RE } from '../core/config/schema';
 import { stringFlag, type ParsedArgs } from './args';
 import { childRuns } from './child-runs';
@@ -30,7 +30,13 @@ async function send<K extends SignalName>(args: ParsedArgs, name: K, payload?: S
  * whether it is a call the model wrote as text (the decision's line says so again).
  */
 interface Target {
-  id: string;
+  /** Absent when no `--request` was given and the run shows no single pending request: the run says why. */
+  id?: string;
+  /**
+   * Whether the `status` query showed the request. Only then is a `not_open_yet` refusal asked
+   * again: the query may have been answered by a workflow task whose retry has not opened it yet.
+   */
+  seen?: true;
   run: RunHandle;
   digest?: string;
   asText?: true;
@@ -39,49 +45,40 @@ interface Target {
 /** The parts of a pending request a {@link Target} carries. */
 function targetOf(request: PendingRequest, run: RunHandle): Target {
   const asText = (request.payload as { writtenAsText?: unknown } | undefined)?.writtenAsText === true;
-  return { id: request.id, run, ...(request.digest !== undefined ? { digest: request.digest } : {}), ...(asText ? { asText } : {}) };
+  return { id: request.id, run, seen: true, ...(request.digest !== undefined ? { digest: request.digest } : {}), ...(asText ? { asText } : {}) };
 }
 
 /**
- * The request a decision targets: `--request`, or the only pending one; else an error text. An
- * answer to a request only approve or reject decide (a gated tool call, `before_exit`) is refused
- * with the commands that do.
+ * The request a decision goes to, as the `status` query shows it: `--request`, or the only pending
+ * one, with the digest it shows; a team agent's child run holds it when the parent has none that
+ * matches (docs/teams.md, "Nested teams"). Whether the decision may decide it is the run's verdict
+ * (its Update's validator), not this one's: a request the run does not show goes to the run as named,
+ * which refuses it and says why. An error text only when several child runs have one pending.
  */
-async function targetRequest(handle: RunHandle, decision: DecisionKind, requested?: string): Promise<Target | { error: string }> {
+async function targetRequest(handle: RunHandle, requested?: string): Promise<Target | { error: string }> {
   const status = await queryStatus(handle);
   const ids = status.pending.map((p) => p.id);
-  // none of the parent's matches: a team agent's child run may hold it (docs/teams.md, "Nested teams")
   if ((requested ? !ids.includes(requested) : ids.length === 0) && (status.children?.length ?? 0) > 0) {
-    const inChild = await childRequest(handle, status, decision, requested);
+    const inChild = await childRequest(handle, status, requested);
     if (inChild) return inChild;
   }
-  const id = requested ?? (ids.length === 1 ? ids[0] : undefined);
-  if (requested && !ids.includes(requested)) return { error: CLI_RUN_TEXTS.notPending(handle.workflowId, requested, ids) };
-  if (id === undefined) return { error: ids.length === 0 ? CLI_RUN_TEXTS.noPending(handle.workflowId) : CLI_RUN_TEXTS.choosePending(handle.workflowId, ids) };
-  const request = status.pending.find((p) => p.id === id);
-  const kind = request?.kind;
-  if (decision === 'answer' && kind !== undefined && GATE_KINDS.includes(kind)) return { error: CLI_RUN_TEXTS.answerToGate(handle.workflowId, id, kind) };
-  return request ? targetOf(request, handle) : { id, run: handle };
+  const request = requested ? status.pending.find((p) => p.id === requested) : status.pending.length === 1 ? status.pending[0] : undefined;
+  if (request) return targetOf(request, handle);
+  return { ...(requested !== undefined ? { id: requested } : {}), run: handle };
 }
 
 /**
  * The request of a child run the decision targets: `requested` in the first child that has it
- * pending, or the only request pending in all of them; undefined when none matches (the parent's own
- * error text then applies), an error when several do.
+ * pending, or the only request pending in all of them; undefined when none matches (the parent's
+ * verdict then applies), an error when several do.
  */
-async function childRequest(
-  handle: RunHandle,
-  status: RunStatusView,
-  decision: DecisionKind,
-  requested?: string,
-): Promise<Target | { error: string } | undefined> {
+async function childRequest(handle: RunHandle, status: RunStatusView, requested?: string): Promise<Target | { error: string } | undefined> {
   const children = await childRuns(handle, status);
   const pending = children.flatMap((c) => c.status.pending.map((p) => ({ child: c, request: p })));
   const matching = requested ? pending.filter((p) => p.request.id === requested).slice(0, 1) : pending;
   if (matching.length === 0) return undefined;
   if (matching.length > 1) return { error: CLI_RUN_TEXTS.choosePending(handle.workflowId, matching.map((p) => `${p.request.id} (${p.child.handle.workflowId})`)) };
   const [{ child, request }] = matching;
-  if (decision === 'answer' && GATE_KINDS.includes(request.kind)) return { error: CLI_RUN_TEXTS.answerToGate(child.handle.workflowId, request.id, request.kind) };
   return targetOf(request, child.handle);
 }
 
@@ -95,25 +92,42 @@ export function defaultDecider(): string {
   }
 }
 
-/** Send a decision (`what`, given who decides) to the request it targets. */
+/**
+ * Send a decision (`what`, given who decides) to the request it targets, as the run's Update, and
+ * print the run's answer: applied (and what follows) on stdout, exit 0; refused (and why) on stderr,
+ * exit 1 — nothing entered the run's history.
+ */
 async function decide(args: ParsedArgs, what: (by: string) => RequestDecision) {
   const id = args.positionals[0];
   const by = stringFlag(args, 'by')?.trim() || defaultDecider();
   const decision = what(by);
   const name = decision.kind;
   return withRun(id, async (handle) => {
-    const target = await targetRequest(handle, name, stringFlag(args, 'request'));
+    const target = await targetRequest(handle, stringFlag(args, 'request'));
     if ('error' in target) {
       err(target.error);
       return 1;
     }
     // with the digest of the request as the query showed it: what this decision decides (gates
     // only, so a worker from before digests, whose requests show none, gets the payload it knows)
-    await decideRequest(target.run, target, decision);
-    out(CLI_RUN_TEXTS.sentDecision(name, target.id, by, target.run.workflowId, name === 'answer' ? undefined : target.digest));
-    if (target.asText) out(CLI_RUN_TEXTS.decidedTextCall(target.id));
+    const request = target.id === undefined ? undefined : { id: target.id, digest: target.digest };
+    const answered = await decideRequest(target.run, request, decision, target.seen ? {} : { notOpenYetMs: 0 });
+    const line = CLI_RUN_TEXTS.decided(name, target.id ?? requestOf(answered), by, target.run.workflowId, name === 'answer' ? undefined : target.digest, answered.text);
+    if (answered.outcome === 'refused') {
+      err(line);
+      const gate = answered.refusal.code === 'answer_to_gate' ? answered.refusal.requestId : undefined;
+      if (gate !== undefined) err(CLI_RUN_TEXTS.decideGateWith(target.run.workflowId, gate));
+      return 1;
+    }
+    out(line);
+    if (target.asText) out(CLI_RUN_TEXTS.decidedTextCall(target.id as string));
     return 0;
   });
+}
+
+/** The request a decision sent without one went to, as the run's answer names it. */
+function requestOf(answered: DecisionAnswer): string | undefined {
+  return answered.outcome === 'applied' ? answered.decision.requestId : answered.outcome === 'refused' ? answered.refusal.requestId : undefined;
 }
 
 export const pause = (a: ParsedArgs) => send(a, 'pause', {});

@@ -8,7 +8,8 @@
  */
 import * as path from 'node:path';
 import { Runtime } from '@temporalio/worker';
-import { connectClient, followRun, startRun } from '../client';
+import { connectClient, followRun, startRun, webUiLink } from '../client';
+import type { DevServer } from '../dev/temporal-server';
 import { formatIssue } from '../core/config/issues';
 import { loadRoleFile } from '../config-file';
 import { FAST_LOCAL_DYNAMIC_CONFIG, startDevServer } from '../dev/temporal-server';
@@ -148,7 +149,7 @@ export async function run(args: ParsedArgs): Promise<number> {
     out(CLI_DEV_TEXTS.running(file, task));
     const handle = await startRun(conn.client, { role: graph, task, taskQueue: conn.settings.taskQueue });
     out(CLI_RUN_TEXTS.started(handle.workflowId, conn.settings.taskQueue));
-    if (server.uiUrl) out(CLI_RUN_TEXTS.uiLink(server.uiUrl, server.namespace, handle.workflowId));
+    if (server.uiUrl) out(CLI_RUN_TEXTS.uiLink(devUiLink(server, handle.workflowId)));
     const view = createFollowView(handle.workflowId, followMode(false, process.stdout), { out, err, stream: process.stdout });
     const result = await followRun(handle, (e) => view.onEvent(e)).catch((e: unknown) => {
       view.close();
@@ -157,7 +158,7 @@ export async function run(args: ParsedArgs): Promise<number> {
     view.close(result);
     printResult(result, out);
     out('');
-    if (server.uiUrl) out(CLI_RUN_TEXTS.uiLink(server.uiUrl, server.namespace, handle.workflowId));
+    if (server.uiUrl) out(CLI_RUN_TEXTS.uiLink(devUiLink(server, handle.workflowId)));
     const code = exitCodeOf(result);
     if (booleanFlag(args, 'exit') || !process.stdout.isTTY) return code;
     out(CLI_DEV_TEXTS.keepAlive);
@@ -170,4 +171,9 @@ export async function run(args: ParsedArgs): Promise<number> {
   } finally {
     for (const c of cleanups) await c().catch(() => undefined);
   }
+}
+
+/** The run's page in the Web UI this dev server serves. */
+function devUiLink(server: DevServer, workflowId: string): string {
+  return webUiLink({ address: server.address, tls: false, namespace: server.namespace }, workflowId, { TEMPORAL_UI_URL: server.uiUrl }) as string;
 }

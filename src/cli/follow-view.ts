@@ -5,7 +5,7 @@
  * lines on stderr, as before, so stdout carries only the JSON. `TROUPE_PROGRESS=live|plain`
  * overrides what the terminal check chose.
  */
-import type { FollowEvent } from '../follow';
+import type { FollowEvent } from '../client/follow';
 import type { RunResult } from '../core/ending/result';
 import { CLI_LIVE_TEXTS } from './live-texts';
 import { applyFollowEvent, newLiveModel, type LiveModel } from './live-model';

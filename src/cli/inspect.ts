@@ -12,7 +12,7 @@ import { statusAndReason } from '../core/ending/final-line';
 import type { RunStatusView } from '../core/ending/result';
 import { inFlightEntries, type InFlightEntry } from '../core/observe/in-flight';
 import { lastLine, printable, tailOf } from '../core/text/printable';
-import { readInFlightCalls } from '../in-flight';
+import { readInFlightCalls } from '../client/pending-activities';
 import { booleanFlag, type ParsedArgs } from './args';
 import { childRuns } from './child-runs';
 import { withRun } from './connect';

@@ -4,7 +4,7 @@
  */
 import { RUN_STATUSES } from '../core/ending/reasons';
 import { RUNNING_STATUS, type ListFilter } from '../core/observe/search';
-import { listRuns, type RunListing } from '../list';
+import { listRuns, type RunListing } from '../client/find-runs';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { connectOrExplain } from './connect';
 import { err, out, outJson } from './io';

@@ -5,7 +5,7 @@
  * written so far, the loop cap from the run's graph, and the last steps, decisions and warnings.
  * Pure: the time of each event is passed in.
  */
-import type { FollowEvent } from '../follow';
+import type { FollowEvent } from '../client/follow';
 import { callsByAgent, type InFlightCall } from '../core/observe/in-flight';
 import type { RunStatusView } from '../core/ending/result';
 import type { DecisionRecord } from '../core/humans/requests';
@@ -102,7 +102,9 @@ export function applyFollowEvent(model: LiveModel, e: FollowEvent, now: number):
       return { ...model, decisions: keepRecent(model.decisions, e.decision) };
     case 'warning':
       return { ...model, warnings: keepRecent(model.warnings, e.text) };
+    // the status shows the pending requests
     case 'phase':
+    case 'request':
       return model;
     default: {
       const never: never = e;

@@ -2,7 +2,7 @@
  * Follow events as plain lines, for a pipe, a log file or CI: one timestamped line per step, tool
  * call, wait, decision and warning, with no escape codes. Pure: the time is passed in.
  */
-import type { FollowEvent } from '../follow';
+import type { FollowEvent } from '../client/follow';
 import { CLI_LIVE_TEXTS } from './live-texts';
 import { CLI_RUN_TEXTS } from './run-texts';
 import type { TranscriptStep } from '../core/state/state';
@@ -35,6 +35,8 @@ export function eventLines(id: string, e: FollowEvent, runsBefore = 0): string[]
       return e.state === 'started' ? [CLI_LIVE_TEXTS.toolStarted(e.label)] : [];
     case 'started':
       return runsBefore > 0 ? [CLI_LIVE_TEXTS.continued(e.runId)] : [];
+    // the phase's line names each request the run waits for
+    case 'request':
     case 'status':
     case 'call':
     case 'live':

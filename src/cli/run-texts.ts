@@ -84,8 +84,12 @@ export const CLI_RUN_TEXTS = {
     workflow: (id: string) => `workflow ${id}`,
   },
   sent: (what: string, id: string) => `sent ${what} to ${id}`,
-  sentDecision: (what: string, request: string, by: string, id: string, digest?: string) =>
-    `sent ${what} (${request}${digest ? `, ${digest}` : ''}) by ${by} to ${id}`,
+  /**
+   * A decision and the run's answer to it (`applied to r1: …`, `refused: …`, or sent as a signal to
+   * an older worker): what `troupe approve|reject|answer` prints.
+   */
+  decided: (what: string, request: string | undefined, by: string, id: string, digest: string | undefined, answer: string) =>
+    `${what}${request ? ` (${request}${digest ? `, ${digest}` : ''})` : ''} by ${by} to ${id}: ${answer}`,
   /** After a decision on a call the model wrote as text (docs/semantics.md, "Agent calls"). */
   decidedTextCall: (request: string) => `  ${request} is a call the model wrote as text in its reply, not one it made through the tools interface`,
   /** Who decided when neither --by nor the OS names a user. */
@@ -95,14 +99,11 @@ export const CLI_RUN_TEXTS = {
     `team ${agent}: run ${id}: ${phase}, round ${round}, wave ${wave}${inFlight.length ? `, in flight: ${inFlight.join(', ')}` : ''}`,
   /** `troupe status`: what an in-flight agent's model call has written so far (its last line). */
   writing: (agent: string, chars: number, tail: string) => `  ${agent} is writing (${plural(chars, 'char')}): ${tail}`,
-  noPending: (id: string) => `run ${id} has no pending request`,
-  answerToGate: (id: string, request: string, kind: string) =>
-    `request ${request} of run ${id} is a ${kind} request: an answer does not decide it. ` +
+  /** After an answer the run refused because its request is a gate: the commands that decide it. */
+  decideGateWith: (id: string, request: string) =>
     `Run it with: troupe approve ${id} --request ${request}   or refuse it with: troupe reject ${id} --request ${request} --reason "..."`,
   choosePending: (id: string, ids: string[]) =>
     `run ${id} has ${ids.length} pending requests (${ids.join(', ')}); name one with --request`,
-  notPending: (id: string, request: string, ids: string[]) =>
-    `request ${request} is not pending on run ${id} (pending: ${ids.length ? ids.join(', ') : 'none'})`,
   badPayload: (message: string) => `--payload must be JSON: ${message}`,
   badSignalType: (type: string) => `signal type "${type}" must match [a-z][a-z0-9_]*`,
   needReason: '--reason is required for reject',
@@ -115,6 +116,6 @@ export const CLI_RUN_TEXTS = {
       ? `port ${port} (--${flag}) is already in use; pass a free one with --${flag} P, or leave --${flag} out to take a free port`
       : `cannot listen on port ${port} (--${flag}): ${code}; pass another with --${flag} P, or leave --${flag} out to take a free port`,
   devSamePort: (port: number) => `--port and --ui-port both name port ${port}; the Temporal server and its Web UI need a port each`,
-  uiLink: (ui: string, namespace: string, id: string) =>
-    `Web UI: ${ui}/namespaces/${namespace}/workflows/${encodeURIComponent(id)}`,
+  /** The run's page in the Temporal Web UI (`client/web-ui.ts`). */
+  uiLink: (url: string) => `Web UI: ${url}`,
 } as const;

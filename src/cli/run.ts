@@ -5,7 +5,7 @@
  * Exit 0 when completed, 2 for any other final status, 1 for config, usage or connection errors,
  * 130 when Ctrl+C stops following (the run goes on).
  */
-import { followRun, startRun, type RunHandle } from '../client';
+import { followRun, startRun, webUiLink, type RunHandle } from '../client';
 import { formatIssue } from '../core/config/issues';
 import type { RunResult } from '../core/ending/result';
 import { finalLine } from '../core/ending/final-line';
@@ -119,7 +119,8 @@ export async function run(args: ParsedArgs): Promise<number> {
       }),
     );
     say(CLI_RUN_TEXTS.started(handle.workflowId, conn.settings.taskQueue));
-    if (process.env.TROUPE_UI_URL) say(CLI_RUN_TEXTS.uiLink(process.env.TROUPE_UI_URL, conn.settings.namespace, handle.workflowId));
+    const link = webUiLink(conn.settings, handle.workflowId);
+    if (link) say(CLI_RUN_TEXTS.uiLink(link));
     if (booleanFlag(args, 'detach')) {
       if (json) outJson({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId });
       else out(CLI_RUN_TEXTS.detached(handle.workflowId));

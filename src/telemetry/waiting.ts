@@ -12,7 +12,7 @@
 import type { MetricMeter } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import { listQuery } from '../core/observe/search';
-import { WORKFLOW_TYPE } from '../workflows/messages';
+import { WORKFLOW_TYPE } from '../contract';
 import { TROUPE_METRICS } from '../core/observe/metric-catalogue';
 
 /** How often the count is asked for, beside its variable. */

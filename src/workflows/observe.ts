@@ -6,23 +6,14 @@
  * them at start, which it does only when it found them registered; otherwise the waiting flag goes to
  * the memo, which `troupe list` reads instead.
  */
-import { defineSearchAttributeKey } from '@temporalio/common';
 import { CancellationScope, setCurrentDetails, sleep, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { RunResult } from '../core/ending/result';
 import { pendingRequests } from '../core/humans/requests';
 import { currentDetails } from '../core/observe/details';
 import { advance, type CallTag, type RunningCall } from '../core/observe/progress';
-import { SEARCH_ATTRIBUTES } from '../core/observe/search';
 import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
 import type { Run } from './execution';
-
-/** The typed keys of troupe's search attributes. */
-export const SEARCH_KEYS = {
-  graph: defineSearchAttributeKey(SEARCH_ATTRIBUTES.graph.name, SEARCH_ATTRIBUTES.graph.kind),
-  status: defineSearchAttributeKey(SEARCH_ATTRIBUTES.status.name, SEARCH_ATTRIBUTES.status.kind),
-  reason: defineSearchAttributeKey(SEARCH_ATTRIBUTES.reason.name, SEARCH_ATTRIBUTES.reason.kind),
-  waiting: defineSearchAttributeKey(SEARCH_ATTRIBUTES.waiting.name, SEARCH_ATTRIBUTES.waiting.kind),
-} as const;
+import { SEARCH_KEYS } from '../contract';
 
 /** Whether the run's client set troupe's search attributes at start (so they are registered). */
 export function searchAttributesSet(): boolean {

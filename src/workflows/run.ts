@@ -17,7 +17,6 @@ import {
   isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { CompiledGraph } from '../core/graph/types';
 import { timersMs, readsLines } from '../core/conditions/walk';
 import { ENDS } from '../core/ending/ends';
 import { buildRunResult, type RunEnd, type RunResult } from '../core/ending/result';
@@ -29,7 +28,7 @@ import { preparationOf } from '../core/llm/prepare';
 import { summary } from '../core/observe/summaries';
 import { step, type Machine } from '../core/run/step';
 import type { AgentOutcome, Command, RunEvent } from '../core/run/types';
-import { carryState, readCarried, type CarriedState } from '../core/state/carry';
+import { carryState, readCarried } from '../core/state/carry';
 import { startClock, stopClock } from '../core/state/clock';
 import { createRunState, warn } from '../core/state/state';
 import { agentCall, messagesWithoutCompaction, openWave, prepareMessages } from './agent-call';
@@ -37,20 +36,14 @@ import { dispatchAgain, failedCall } from './calls';
 import type { Run } from './execution';
 import { diagnosticsOf } from './failures';
 import { awaitDecision } from './human-gate';
-import { installHandlers } from './messages';
+import { installHandlers } from './handlers';
+import type { RunInput } from '../contract';
 import { publish, publishEnd, running, searchAttributesSet, showDetails } from './observe';
 import { meterEvent } from './run-metrics';
 import { localActivities } from './proxies';
 import { dispatchSucceeded, openDispatchSpan, runSpanEnded, within } from './spans';
 import { runToolLoop } from './tool-loop';
 import { dispatchWave, judge, selectSpeaker, WaveTimers } from './waves';
-
-/** The workflow argument: the compiled graph, the task, and state carried over by continue-as-new. */
-export interface RunInput {
-  graph: CompiledGraph;
-  task: string;
-  carried?: CarriedState;
-}
 
 /**
  * Why the worker refuses a start input before anything reads it: a graph that fails its check

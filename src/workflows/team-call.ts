@@ -21,9 +21,9 @@ import { childGraph, childWorkflowId, teamOutcome, teamTask } from '../core/team
 import type { PromptNote } from '../core/prompts/build';
 import type { WaveItem } from '../core/waves/types';
 import type { Run } from './execution';
-import { WORKFLOW_TYPE } from './messages';
+import { SEARCH_KEYS, WORKFLOW_TYPE } from '../contract';
 import { positionOf } from './agent-call';
-import { running, SEARCH_KEYS } from './observe';
+import { running } from './observe';
 
 /** The Temporal UI's label of a team agent's dispatch (the child's summary, and its entry in the current details). */
 export function teamLabel(run: Run, item: WaveItem): string {

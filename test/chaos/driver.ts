@@ -16,10 +16,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
-import { sendSignal, startRun } from '../../src/client';
+import { approve, startRun, type RunHandle } from '../../src/client';
 import type { RunResult, RunStatusView } from '../../src/core/ending/result';
 import { FAST_LOCAL_DYNAMIC_CONFIG, freePort, startDevServer, type DevServer } from '../../src/dev/temporal-server';
-import { statusQuery } from '../../src/workflows/messages';
+import { statusQuery } from '../../src/contract';
 import type { troupeRun } from '../../src/workflows/run';
 import { compileYaml } from '../helpers/compile';
 import { startStubLlm, type StubStep } from '../helpers/stub-llm';
@@ -434,8 +434,17 @@ async function approveWhenAsked(handle: WorkflowHandle, within: <T>(fn: () => Pr
     const status = await within(() => handle.query(statusQuery)).catch(() => undefined as RunStatusView | undefined);
     const r1 = status?.pending.find((p) => p.id === 'r1');
     if (r1) {
-      // a gate (before_exit): the decision names the digest it shows
-      await retrying(() => within(() => sendSignal(handle, 'approve', { requestId: 'r1', digest: r1.digest })), { signal });
+      // a gate (before_exit): the decision names the digest it shows. Sent again after a fault with
+      // the same Update id, it is applied once and answered again (docs/semantics.md, "Humans in the loop")
+      const updateId = `approve-r1-${handle.workflowId}`;
+      await retrying(
+        () =>
+          within(async () => {
+            const answered = await approve(handle as RunHandle, r1, { by: 'chaos', updateId });
+            if (answered.outcome === 'refused' && answered.refusal.code !== 'decided') throw new Error(answered.text);
+          }),
+        { signal },
+      );
       return;
     }
     if (status?.phase === 'finished') return;

@@ -5,7 +5,7 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { RunStatusView } from '../../src/core/ending/result';
-import { statusQuery } from '../../src/workflows/messages';
+import { statusQuery } from '../../src/contract';
 import { retrying } from './deadline';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;

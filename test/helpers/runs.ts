@@ -9,8 +9,8 @@ import type { ToolRegistry } from '../../src/tools';
 import { compileYaml } from './compile';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult, RunStatusView } from '../../src/core/ending/result';
-import { decideRequest, startRun, type RunHandle } from '../../src/client';
-import { statusQuery } from '../../src/workflows/messages';
+import { decideRequest, startRun, type DecisionAnswer, type RunHandle } from '../../src/client';
+import { statusQuery } from '../../src/contract';
 import type { troupeRun } from '../../src/workflows/run';
 import { startStubLlm, type StubLlm } from './stub-llm';
 import { connectClient, installQuietRuntime, startWorker, uniqueWorkflowId, type RunningWorker, type TestClient } from './temporal';
@@ -103,15 +103,15 @@ export async function waitForStatus(
 
 /**
  * Decide the run's pending request (`requestId`, or the only one) as a human who saw it: with the
- * digest a gate shows (docs/semantics.md, "Humans in the loop").
+ * digest a gate shows (docs/semantics.md, "Humans in the loop"); the run's answer.
  */
 export async function decidePending(
   handle: WorkflowHandle,
   decision: Parameters<typeof decideRequest>[2],
   requestId?: string,
-): Promise<void> {
+): Promise<DecisionAnswer> {
   const status: RunStatusView = await handle.query(statusQuery);
   const request = requestId === undefined ? status.pending[0] : status.pending.find((p) => p.id === requestId);
   if (!request || (requestId === undefined && status.pending.length !== 1)) throw new Error(`no single pending request to decide: ${JSON.stringify(status.pending)}`);
-  await decideRequest(handle as RunHandle, request, decision);
+  return decideRequest(handle as RunHandle, request, decision);
 }

@@ -2,18 +2,30 @@
  * troupe as a package: `npm run build` and `npm pack`, then a fresh project installs the tarball and
  * imports the public API from `troupe` — at runtime (CommonJS) and in TypeScript through the shipped
  * declarations — defines a role in TypeScript, compiles it, and bundles the workflow code the worker
- * would run. Nothing here reads the repository's sources.
+ * would run; and docs/library.md's example script, taken from the markdown as written, runs in that
+ * project against a dev server and an OpenAI-compatible stub: it starts a run, follows it, approves
+ * from code and prints the result. Nothing in the project reads the repository's sources.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { startDevServer, type DevServer } from '../../src/dev/temporal-server';
+import { startStubLlm, type StubLlm } from '../helpers/stub-llm';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-function sh(cmd: string, args: string[], cwd: string): string {
-  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' } });
+function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
+  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', ...env } });
+}
+
+/** The ```ts block of `doc` whose first line is `// <file>`: an example as the docs show it. */
+function example(doc: string, file: string): string {
+  const blocks = [...fs.readFileSync(path.join(ROOT, doc), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+  const found = blocks.find((b) => b.startsWith(`// ${file}\n`));
+  if (!found) throw new Error(`${doc} has no \`\`\`ts block starting with // ${file}`);
+  return found;
 }
 
 describe('the npm package', () => {
@@ -98,4 +110,45 @@ export type Done = RunResult['status'];
     const cli = sh('bash', [script], os.tmpdir()).trim();
     expect(sh(cli, ['--version'], project)).toContain('temporal version');
   });
+
+  test("docs/library.md's example, as written, starts a run, follows it, approves from code and prints the result", async () => {
+    let server: DevServer | undefined;
+    let stub: StubLlm | undefined;
+    try {
+      [server, stub] = await Promise.all([startDevServer({ headless: true }), startStubLlm()]);
+      stub.script('writer', [{ text: 'The sky is blue because air scatters blue light most.' }]);
+      stub.script('critic', [{ text: '```result\nClear and correct.\nscore: 90\n```' }]);
+      fs.writeFileSync(path.join(project, 'run.mts'), example('docs/library.md', 'run.mts'));
+      const env = {
+        TEMPORAL_ADDRESS: server.address,
+        TEMPORAL_NAMESPACE: server.namespace,
+        TEMPORAL_UI_URL: 'http://ui.example:8080/',
+        TROUPE_TASK_QUEUE: `library-example-${process.pid}`,
+        OPENAI_BASE_URL: stub.url,
+        OPENAI_API_KEY: 'test-key',
+        OPENAI_MODEL: 'stub-model',
+      };
+      // not execFileSync: the stub answers from this process, which must not block
+      const out = await new Promise<string>((resolve, reject) =>
+        execFile(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'run.mts'], { cwd: project, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 240_000 }, (error, stdout, stderr) =>
+          error ? reject(new Error(`${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout),
+        ),
+      );
+      const lines = out.trim().split('\n');
+      expect(lines[0]).toMatch(/^Web UI: http:\/\/ui\.example:8080\/namespaces\/default\/workflows\/essay-\S+$/);
+      expect(lines.slice(1)).toEqual([
+        expect.stringMatching(/^started essay-\S+$/),
+        'writer: The sky is blue because air scatters blue light most.',
+        'critic: Clear and correct. score: 90',
+        'asked: r1 before_exit approve the final result of critic: Clear and correct. score',
+        'applied to r1: the run ends with this result',
+        'completed: result_match: critic score 90 >= 85',
+        'Clear and correct.',
+        'score: 90',
+      ]);
+    } finally {
+      await stub?.close();
+      await server?.stop();
+    }
+  }, 300_000);
 });

@@ -13,7 +13,7 @@ import type { DecisionRecord } from '../../src/core/humans/requests';
 import { gateDigest } from '../../src/core/humans/digest';
 import { HUMAN_TEXTS } from '../../src/core/humans/texts';
 import type { TranscriptStep } from '../../src/core/state/state';
-import { transcriptQuery } from '../../src/workflows/messages';
+import { transcriptQuery } from '../../src/contract';
 import { troupe } from '../helpers/cli';
 import { waitForStatus } from '../helpers/runs';
 import { stubGate } from '../helpers/stub-llm';
@@ -71,7 +71,7 @@ describe('a decision on a gate names what it decides', () => {
 
     // a human who saw it: troupe approve sends the digest the status showed
     const approved = await troupe('approve', handle.workflowId, '--by', 'ana');
-    expect(approved).toMatchObject({ code: 0, stdout: `sent approve (r1, ${r1.digest}) by ana to ${handle.workflowId}\n` });
+    expect(approved).toMatchObject({ code: 0, stdout: `approve (r1, ${r1.digest}) by ana to ${handle.workflowId}: applied to r1: ops's call of append_line runs\n` });
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', finalText: 'cleaned up' });
     expect(fs.readFileSync(file, 'utf8')).toBe('delete all\n');

@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { REPLY_TEXTS } from '../../src/activities/replies';
 import { CLI_RUN_TEXTS } from '../../src/cli/run-texts';
 import { TOOL_LOOP_TEXTS } from '../../src/core/llm/tool-loop';
-import { transcriptQuery } from '../../src/workflows/messages';
+import { transcriptQuery } from '../../src/contract';
 import { troupe } from '../helpers/cli';
 import { waitForStatus } from '../helpers/runs';
 import { FILESYSTEM_SERVER, SERVER_TOOLS, startToolsHarness, type ToolsHarness } from '../helpers/tools';

@@ -12,7 +12,7 @@ import { loadRoleFile } from '../../src/config-file';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult } from '../../src/core/ending/result';
 import type { TranscriptStep } from '../../src/core/state/state';
-import { transcriptQuery } from '../../src/workflows/messages';
+import { transcriptQuery } from '../../src/contract';
 import { troupe } from '../helpers/cli';
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 

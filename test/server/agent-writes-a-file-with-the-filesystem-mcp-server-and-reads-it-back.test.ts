@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openTools } from '../../src/worker';
 import type { ToolRegistry } from '../../src/tools';
-import { transcriptQuery } from '../../src/workflows/messages';
+import { transcriptQuery } from '../../src/contract';
 import { FILESYSTEM_SERVER, removeDirs, tempDir, writeToolsFile } from '../fixtures/tools/helpers';
 import { startHarness, type Harness } from '../helpers/runs';
 

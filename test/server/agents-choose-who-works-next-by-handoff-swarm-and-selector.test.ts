@@ -16,7 +16,7 @@ import { PROMPT_TEXTS } from '../../src/core/prompts/build';
 import { defaultPayloadConverter } from '@temporalio/client';
 import type { RunResult } from '../../src/core/ending/result';
 import type { TranscriptStep } from '../../src/core/state/state';
-import { transcriptQuery } from '../../src/workflows/messages';
+import { transcriptQuery } from '../../src/contract';
 import { troupe } from '../helpers/cli';
 import { waitForStatus, type Harness } from '../helpers/runs';
 import { startToolsHarness, type ToolsHarness } from '../helpers/tools';

@@ -14,7 +14,7 @@ import { GRAPH_CHECK_TEXTS } from '../../src/core/graph/check-graph';
 import { RUN_END_TEXTS } from '../../src/core/ending/texts';
 import { TOOL_GLOB_TEXTS } from '../../src/core/llm/tool-glob';
 import { createRunState } from '../../src/core/state/state';
-import { WORKFLOW_TYPE } from '../../src/workflows/messages';
+import { WORKFLOW_TYPE } from '../../src/contract';
 import { troupe } from '../helpers/cli';
 import { rawHistory } from '../helpers/history-scan';
 import { compileYaml, startHarness, type Harness } from '../helpers/runs';

@@ -33,7 +33,7 @@ describe('decisions say who decided', () => {
     const first = await waitForStatus(handle, (s) => s.pending.some((p) => p.id === 'r1'));
     const { digest } = first.pending[0];
     const rejected = await troupe('reject', id, '--reason', 'needs a title', '--by', 'alice');
-    expect(rejected).toMatchObject({ code: 0, stdout: `sent reject (r1, ${digest}) by alice to ${id}\n` });
+    expect(rejected).toMatchObject({ code: 0, stdout: `reject (r1, ${digest}) by alice to ${id}: applied to r1: a new round starts at writer with the reason\n` });
 
     const waiting = await waitForStatus(handle, (s) => s.pending.some((p) => p.id === 'r2'));
     expect(waiting.decisions).toEqual([

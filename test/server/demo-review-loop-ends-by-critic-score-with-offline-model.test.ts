@@ -10,7 +10,7 @@ import { formatIssue, loadRoleConfig } from '../../src/core/config/load';
 import type { RunResult } from '../../src/core/ending/result';
 import { startOfflineModel, type OfflineModel } from '../../src/dev/offline-model';
 import { OFFLINE_TEXTS } from '../../src/dev/offline-replies';
-import { WORKFLOW_TYPE } from '../../src/workflows/messages';
+import { WORKFLOW_TYPE } from '../../src/contract';
 import { connectClient, startWorker, uniqueWorkflowId, type RunningWorker, type TestClient } from '../helpers/temporal';
 
 const EXAMPLE = path.resolve(__dirname, '../../examples/review-loop.yaml');

@@ -11,7 +11,7 @@ import { bundleWorkflowCode, DefaultLogger, type InjectedSinks } from '@temporal
 import { followRun, type FollowEvent } from '../../src/client';
 import type { QueryCountSinks } from '../fixtures/count-queries-interceptor';
 import type { RunProgress } from '../../src/core/observe/progress';
-import { progressQuery } from '../../src/workflows/messages';
+import { progressQuery } from '../../src/contract';
 import { decidePending, startHarness, type Harness } from '../helpers/runs';
 import { defaultWorkflowsPath } from '../helpers/temporal';
 
@@ -78,6 +78,8 @@ describe('following a run', () => {
     const result = await followRun(handle, (e) => events.push(e));
     const elapsed = Date.now() - began;
     expect(result).toMatchObject({ status: 'exhausted', reason: 'max_iterations', steps: 6 });
+    // the run's start comes before anything it did (docs/library.md)
+    expect(events[0]).toMatchObject({ kind: 'started', runId: handle.firstExecutionRunId });
     expect(events.filter((e) => e.kind === 'step').map((e) => e.kind === 'step' && `${e.step.step} ${e.step.agent}`)).toEqual([
       '1 writer',
       '2 critic',

@@ -1,7 +1,7 @@
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { troupe } from '../helpers/cli';
 import { stubGate } from '../helpers/stub-llm';
-import { statusQuery } from '../../src/workflows/messages';
+import { statusQuery } from '../../src/contract';
 import { GOAL_TEXTS } from '../../src/core/goals/texts';
 
 const goalConfig = (goal: string, agentExtra = '') => `

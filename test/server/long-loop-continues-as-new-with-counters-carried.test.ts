@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadRoleFile } from '../../src/config-file';
 import type { TranscriptStep } from '../../src/core/state/state';
-import { transcriptQuery } from '../../src/workflows/messages';
+import { transcriptQuery } from '../../src/contract';
 
 describe('continue-as-new', () => {
   let server: DevServer;

@@ -12,7 +12,7 @@ import { formatIssue, loadRoleConfig } from '../../src/core/config/load';
 import type { RunResult } from '../../src/core/ending/result';
 import type { TranscriptStep } from '../../src/core/state/state';
 import { startOfflineModel, type OfflineModel } from '../../src/dev/offline-model';
-import { transcriptQuery, WORKFLOW_TYPE } from '../../src/workflows/messages';
+import { transcriptQuery, WORKFLOW_TYPE } from '../../src/contract';
 import { waitForStatus } from '../helpers/runs';
 import { connectClient, startWorker, uniqueWorkflowId, type RunningWorker, type TestClient } from '../helpers/temporal';
 

@@ -4,7 +4,7 @@ import { workflowEntry } from '../../src/worker';
 import { compileYaml } from '../helpers/runs';
 import { startStubLlm, type StubLlm } from '../helpers/stub-llm';
 import { connectClient, installQuietRuntime, startWorker, uniqueWorkflowId, type RunningWorker, type TestClient } from '../helpers/temporal';
-import { transcriptQuery, WORKFLOW_TYPE } from '../../src/workflows/messages';
+import { transcriptQuery, WORKFLOW_TYPE } from '../../src/contract';
 import type { RunResult } from '../../src/core/ending/result';
 import { clearCompletionChecks } from '../../src/core/checks/pipeline';
 import { clearRegisteredConditions } from '../../src/core/conditions/registry';

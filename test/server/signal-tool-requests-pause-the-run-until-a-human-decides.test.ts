@@ -110,7 +110,7 @@ describe('signal tool: need_approval / need_clarification / blocked', () => {
     const approved = await troupe('approve', id, '--note', 'credentials are in the vault');
     // without --by, the decision is recorded as the OS user's
     const me = os.userInfo().username;
-    expect(approved).toMatchObject({ code: 0, stdout: `sent approve (r1) by ${me} to ${id}\n` });
+    expect(approved).toMatchObject({ code: 0, stdout: `approve (r1) by ${me} to ${id}: applied to r1: planner's result goes on, and planner gets the text in its next input\n` });
     const r = await run.done;
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('\ncompleted: builder took the exit edge after 1 round, 2 agent calls');

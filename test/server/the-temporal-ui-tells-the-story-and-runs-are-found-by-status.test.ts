@@ -7,9 +7,9 @@
 import { defaultPayloadConverter, type WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { RUN_STATUSES } from '../../src/core/ending/reasons';
-import { listRuns, type RunListing } from '../../src/list';
+import { listRuns, type RunListing } from '../../src/client/find-runs';
 import type { DevServer } from '../../src/dev/temporal-server';
-import { SEARCH_KEYS } from '../../src/workflows/observe';
+import { SEARCH_KEYS } from '../../src/contract';
 import { troupe, troupeAt } from '../helpers/cli';
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { startDedicatedServer } from '../helpers/temporal';

@@ -80,8 +80,10 @@ describe('troupe run on a pipe', () => {
     const out = run.stdout();
     expect(out).not.toContain('\u001b');
     const lines = out.trimEnd().split('\n');
-    const progress = lines.slice(1, lines.indexOf(''));
+    const progress = lines.slice(2, lines.indexOf(''));
     expect(lines[0]).toBe(`started run ${id} on task queue ${h.worker.taskQueue}`);
+    // the run's page in the Web UI, derived for the local test server (docs/operating.md, "The Temporal UI")
+    expect(lines[1]).toMatch(new RegExp(`^Web UI: http://127\\.0\\.0\\.1:\\d+/namespaces/default/workflows/${id}$`));
     for (const line of progress) expect(line).toMatch(STAMP);
     const unstamped = progress.map((l) => l.replace(STAMP, ''));
     expect(unstamped).toEqual([

@@ -14,8 +14,8 @@ import * as path from 'node:path';
 import { loadRoleFile } from '../../src/config-file';
 import { AesGcmCodec, CODEC_ENV, payloadKeysFromEnv } from '../../src/codec';
 import type { InFlightEntry } from '../../src/core/observe/in-flight';
-import { followRun, type FollowEvent } from '../../src/follow';
-import { readInFlightCalls } from '../../src/in-flight';
+import { followRun, type FollowEvent } from '../../src/client/follow';
+import { readInFlightCalls } from '../../src/client/pending-activities';
 import { troupe } from '../helpers/cli';
 import { startHarness, type Harness } from '../helpers/runs';
 

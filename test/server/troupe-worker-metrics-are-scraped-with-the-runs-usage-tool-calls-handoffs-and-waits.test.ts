@@ -14,7 +14,7 @@ import { freePort } from '../../src/dev/temporal-server';
 import { SDK_SERIES, TROUPE_METRICS, troupeSeries } from '../../src/core/observe/metric-catalogue';
 import { METRICS_TEXTS } from '../../src/telemetry/worker-metrics';
 import { WAITING_POLL } from '../../src/telemetry/waiting';
-import { WORKFLOW_TYPE } from '../../src/workflows/messages';
+import { WORKFLOW_TYPE } from '../../src/contract';
 import { compileYaml, waitForStatus } from '../helpers/runs';
 import { scrape, seriesNames, sumOf, type Sample } from '../helpers/prometheus';
 import { startStubLlm, type StubLlm } from '../helpers/stub-llm';

@@ -1,4 +1,4 @@
-import { statusQuery } from '../../src/workflows/messages';
+import { statusQuery } from '../../src/contract';
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { stubGate } from '../helpers/stub-llm';
 

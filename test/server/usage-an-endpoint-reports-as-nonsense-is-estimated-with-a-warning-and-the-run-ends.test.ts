@@ -9,7 +9,7 @@
 import { startRun } from '../../src/client';
 import { freePort } from '../../src/dev/temporal-server';
 import { TROUPE_METRICS } from '../../src/core/observe/metric-catalogue';
-import { statusQuery } from '../../src/workflows/messages';
+import { statusQuery } from '../../src/contract';
 import type { RunResult } from '../../src/core/ending/result';
 import { compileYaml, startHarness, type Harness } from '../helpers/runs';
 import { scrape, sumOf } from '../helpers/prometheus';

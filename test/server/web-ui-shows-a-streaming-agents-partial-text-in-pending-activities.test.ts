@@ -14,7 +14,7 @@ import type { Worker } from '@temporalio/worker';
 import type { Browser, Page } from 'playwright-core';
 import { startRun } from '../../src/client';
 import { freePort, type DevServer } from '../../src/dev/temporal-server';
-import { readInFlightCalls } from '../../src/in-flight';
+import { readInFlightCalls } from '../../src/client/pending-activities';
 import { bundleWorkflows, createWorker } from '../../src/worker';
 import { compileYaml } from '../helpers/compile';
 import { startStubLlm, type StubLlm } from '../helpers/stub-llm';

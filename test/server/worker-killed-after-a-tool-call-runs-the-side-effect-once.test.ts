@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { WORKFLOW_TYPE } from '../../src/workflows/messages';
+import { WORKFLOW_TYPE } from '../../src/contract';
 import { compileYaml } from '../helpers/runs';
 import { stubGate } from '../helpers/stub-llm';
 import { uniqueTaskQueue, uniqueWorkflowId } from '../helpers/temporal';

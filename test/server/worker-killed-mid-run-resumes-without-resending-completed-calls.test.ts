@@ -2,7 +2,7 @@ import { compileYaml } from '../helpers/runs';
 import { uniqueTaskQueue, uniqueWorkflowId } from '../helpers/temporal';
 import { processWorkerSuite } from '../helpers/worker-process';
 import { stubGate } from '../helpers/stub-llm';
-import { WORKFLOW_TYPE } from '../../src/workflows/messages';
+import { WORKFLOW_TYPE } from '../../src/contract';
 
 const LOOP = `
 name: crashy

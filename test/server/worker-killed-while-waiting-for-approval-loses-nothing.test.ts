@@ -2,7 +2,7 @@ import { compileYaml, waitForStatus } from '../helpers/runs';
 import { troupe } from '../helpers/cli';
 import { uniqueTaskQueue, uniqueWorkflowId } from '../helpers/temporal';
 import { processWorkerSuite } from '../helpers/worker-process';
-import { WORKFLOW_TYPE } from '../../src/workflows/messages';
+import { WORKFLOW_TYPE } from '../../src/contract';
 
 describe('durable approvals', () => {
   const suite = processWorkerSuite();

@@ -112,13 +112,13 @@ describe('upgrading the workflow under a run that waits for approval', () => {
     expect(r.warnings).toContain(UPGRADED_WARNING);
     expect(h.stub.hits('writer')).toBe(1);
 
-    // the history now holds the patch's marker after the approval, and replays on the new code
+    // the history now holds the patch's marker after the approval (an Update), and replays on the new code
     const history = await handle.fetchHistory();
     const events = history.events ?? [];
-    const signalled = events.findIndex((e) => e.workflowExecutionSignaledEventAttributes);
+    const approved = events.findIndex((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
     const marker = events.findIndex((e) => patchIdOf(e) === UPGRADE_PATCH);
-    expect(signalled).toBeGreaterThan(0);
-    expect(marker).toBeGreaterThan(signalled);
+    expect(approved).toBeGreaterThan(0);
+    expect(marker).toBeGreaterThan(approved);
     await replayHistory(history, handle.workflowId, upgraded);
     await next.stop();
     await h.restartWorker();

@@ -2,10 +2,12 @@
  * Requests to humans and their decisions, owned in one place. A run opens a request when an agent
  * asks through the `signal` tool (`need_approval`, `need_clarification`, `blocked`: the agent's
  * result is held back from routing until a human decides) or when `approval.before_exit` asks for
- * the final result. A decision signal (`approve`, `reject`, `answer`) is matched to the named open
- * request, or to the only one; the workflow later takes the decided requests and acts on them in
- * the order the decisions arrived. A decision on a gate ({@link GATE_KINDS}) must name the digest of
- * what the gate shows (`digest.ts`), or it is refused. Ids are `r1`, `r2`, … Pure: time is passed in.
+ * the final result. A decision (`approve`, `reject`, `answer`: an Update, or a signal from an older
+ * client) is matched to the named open request, or to the only one, by one verdict
+ * ({@link checkDecision}, the Updates' validator); the workflow later takes the decided requests and
+ * acts on them in the order the decisions arrived. A decision on a gate ({@link GATE_KINDS}) must
+ * name the digest of what the gate shows (`digest.ts`), or it is refused. Ids are `r1`, `r2`, …
+ * Pure: time is passed in.
  */
 import type { Trigger } from '../waves/types';
 import { gateDigest } from './digest';
@@ -17,7 +19,7 @@ import { HUMAN_TEXTS } from './texts';
  */
 export type RequestKind = 'approval' | 'clarification' | 'blocked' | 'before_exit' | 'tool_call' | 'handoff';
 
-/** A decision signal. */
+/** A kind of decision: the name of its Update (and of the signal older clients send). */
 export type DecisionKind = 'approve' | 'reject' | 'answer';
 
 /** Signal-tool types that open a request, with the kind they open. */
@@ -86,7 +88,7 @@ export interface PendingRequest {
 export interface HumanRequest extends PendingRequest {
   /** The agent result held back from routing until the decision (signal-tool requests). */
   held?: { text: string; triggers: Trigger[] };
-  /** Set by the decision signal; the request leaves the state when the run acts on it. */
+  /** Set when a decision is applied; the request leaves the state when the run acts on it. */
   decision?: Decision;
 }
 
@@ -98,10 +100,12 @@ export interface RequestBook {
   requests: HumanRequest[];
   requestCounter: number;
   /**
-   * Decisions that named a request not opened yet, kept until it opens (absent in state written
-   * before they were kept). A decision can overtake the result that opens its request: a `status`
-   * query may be answered from a workflow task that later failed, and on the task's retry the SDK
-   * delivers the signal before the activity result that opens the request.
+   * Decision signals that named a request not opened yet, kept until it opens (absent in state
+   * written before they were kept). A decision can overtake the result that opens its request: a
+   * `status` query may be answered from a workflow task that later failed, and on the task's retry
+   * the SDK delivers signals and Updates before the activity result that opens the request. An
+   * Update is refused then (`not_open_yet`) and its sender asks again; a signal cannot be, so it is
+   * kept.
    */
   early?: EarlyDecision[];
 }
@@ -119,7 +123,8 @@ interface EarlyDecision {
 export const GATE_KINDS: readonly RequestKind[] = ['tool_call', 'before_exit'];
 
 /**
- * How far ahead of the last opened request a decision is kept, and how many are kept at most.
+ * How far ahead of the last opened request a decision is `not_open_yet` (a signal's kept), and how
+ * many signals are kept at most.
  * @internal exported for tests
  */
 export const EARLY_DECISION_LIMITS = { ahead: 32, kept: 32 } as const;
@@ -186,26 +191,47 @@ export function holdsResults(book: RequestBook): boolean {
 }
 
 /**
- * Match a decision to an open request: the named one (`requestId`), or the only one open. No match,
- * nothing open, or several open without an id → a warning, and nothing changes.
+ * Why a decision is refused, as a program reads it (docs/semantics.md, "Humans in the loop"):
+ * `malformed` (its payload), `none_pending`, `ambiguous` (several open and no id), `not_pending` (the
+ * id names no request the run opened), `decided` (its request was decided already), `not_open_yet` (a
+ * request a little ahead of the last one opened: it can overtake the result that opens it),
+ * `answer_to_gate` (only approve and reject decide a gate), `no_digest` and `other_digest` (a gate's
+ * decision must name the digest of what it shows); `ended` (the run is over: the client says so, no
+ * workflow is left to ask).
  */
-function resolveDecision(
-  pending: readonly PendingRequest[],
-  requestId: string | undefined,
-  decision: DecisionKind,
-): { ok: true; request: PendingRequest } | { ok: false; warning: string } {
-  const ids = pending.map((p) => p.id);
-  if (requestId !== undefined) {
-    const request = pending.find((p) => p.id === requestId);
-    return request ? { ok: true, request } : { ok: false, warning: HUMAN_TEXTS.requests.notPending(decision, requestId, ids) };
-  }
-  if (pending.length === 0) return { ok: false, warning: HUMAN_TEXTS.requests.noneToDecide(decision) };
-  if (pending.length > 1) return { ok: false, warning: HUMAN_TEXTS.requests.ambiguous(decision, ids) };
-  return { ok: true, request: pending[0] };
+export type RefusalCode =
+  | 'malformed'
+  | 'none_pending'
+  | 'ambiguous'
+  | 'not_pending'
+  | 'decided'
+  | 'not_open_yet'
+  | 'answer_to_gate'
+  | 'no_digest'
+  | 'other_digest'
+  | 'ended';
+
+/** A refused decision: its code, the request it named or matched, and why, in a sentence. */
+export interface DecisionRefusal {
+  code: RefusalCode;
+  /** The request the decision named, or the only one open it went to. */
+  requestId?: string;
+  /** Why (`HUMAN_TEXTS.reasons`). */
+  reason: string;
 }
 
+/** What {@link checkDecision} says of a decision, before anything changes. */
+export type DecisionVerdict =
+  | { ok: true; request: PendingRequest }
+  | {
+      ok: false;
+      refusal: DecisionRefusal;
+      /** The open gate the decision matched but may not decide (a refusal recorded as refused, for a signal). */
+      request?: PendingRequest;
+    };
+
 /**
- * What becomes of a decision: applied to its request, kept until its request opens, refused (a
+ * What becomes of a decision signal: applied to its request, kept until its request opens, refused (a
  * decision on a gate that names no digest or another one: recorded as refused, the request stays
  * open), or ignored (it matches no request, or answers a gate) with a warning.
  */
@@ -215,12 +241,6 @@ export type DecideOutcome =
   | { ok: false; kept?: false; refused: { request: PendingRequest; reason: string }; warning: string }
   | { ok: false; kept?: false; refused?: undefined; warning: string };
 
-/** What {@link checkDecision} says of a decision, before anything changes. */
-export type DecisionVerdict =
-  | { ok: true; request: PendingRequest }
-  | { ok: false; kept: true }
-  | Extract<DecideOutcome, { warning: string }>;
-
 /** The number of a request id (`r7` → 7), or undefined for anything else. */
 function requestNumber(id: string): number | undefined {
   const m = /^r([1-9]\d{0,8})$/.exec(id);
@@ -228,59 +248,88 @@ function requestNumber(id: string): number | undefined {
 }
 
 /**
+ * Why no open request matches `requestId` (or, without one, why no single one is open): none open,
+ * several, a request decided already, one a little ahead of the last opened, or none of the run's.
+ */
+function unmatched(book: RequestBook, pending: readonly PendingRequest[], requestId: string | undefined): DecisionRefusal {
+  const ids = pending.map((p) => p.id);
+  const why = HUMAN_TEXTS.reasons;
+  if (requestId === undefined) {
+    return pending.length === 0 ? { code: 'none_pending', reason: why.noneToDecide } : { code: 'ambiguous', reason: why.ambiguous(ids) };
+  }
+  const n = requestNumber(requestId);
+  if (n !== undefined && n <= book.requestCounter) return { code: 'decided', requestId, reason: why.decided(requestId, ids) };
+  if (n !== undefined && n <= book.requestCounter + EARLY_DECISION_LIMITS.ahead) return { code: 'not_open_yet', requestId, reason: why.notOpenYet(requestId, ids) };
+  return { code: 'not_pending', requestId, reason: why.notPending(requestId, ids) };
+}
+
+/**
  * Why a decision may not decide `request`, or undefined when it may: an answer never decides a
  * gate, and a gate's approve or reject must name the digest the gate shows.
  */
-function gateRefusal(request: PendingRequest, decision: Decision): { ignored: string } | { refused: string } | undefined {
+function gateRefusal(request: PendingRequest, decision: Decision): DecisionRefusal | undefined {
   if (!GATE_KINDS.includes(request.kind)) return undefined;
-  if (decision.kind === 'answer') return { ignored: HUMAN_TEXTS.requests.answerToGate(request.id, request.kind) };
+  const requestId = request.id;
+  if (decision.kind === 'answer') return { code: 'answer_to_gate', requestId, reason: HUMAN_TEXTS.reasons.answerToGate(requestId, request.kind) };
   // a gate opened by a release before digests shows none, and is decided as it was then
   if (request.digest === undefined || decision.digest === request.digest) return undefined;
-  return { refused: decision.digest === undefined ? HUMAN_TEXTS.requests.noDigest : HUMAN_TEXTS.requests.otherDigest(decision.digest) };
+  return decision.digest === undefined
+    ? { code: 'no_digest', requestId, reason: HUMAN_TEXTS.requests.noDigest }
+    : { code: 'other_digest', requestId, reason: HUMAN_TEXTS.requests.otherDigest(decision.digest) };
 }
 
 /**
- * Whether a decision decides a request, and why not, without changing anything: the shape of a
- * validator (docs/semantics.md, "Humans in the loop"). It matches the named open request, or the
- * only one open; a decision naming a request not opened yet (at most {@link EARLY_DECISION_LIMITS}
- * ahead) is to be kept until it opens; a decision on a gate must name its digest.
+ * Whether a decision decides a request, and why not, without changing anything: the validator of
+ * the `approve`, `reject` and `answer` Updates, and the first step of their signals
+ * (docs/semantics.md, "Humans in the loop"). It matches the named open request, or the only one
+ * open; a decision on a gate must name its digest, and an answer never decides one.
  */
 export function checkDecision(book: RequestBook, requestId: string | undefined, decision: Decision): DecisionVerdict {
-  const resolved = resolveDecision(pendingRequests(book), requestId, decision.kind);
-  if (!resolved.ok) {
-    if (requestId !== undefined && canKeepEarly(book, requestId)) return { ok: false, kept: true };
-    return resolved;
-  }
-  const refusal = gateRefusal(resolved.request, decision);
-  if (refusal === undefined) return resolved;
-  if ('ignored' in refusal) return { ok: false, warning: refusal.ignored };
-  const { request } = resolved;
-  return { ok: false, refused: { request, reason: refusal.refused }, warning: HUMAN_TEXTS.requests.refused(decision.kind, request.id, request.kind, refusal.refused) };
+  const pending = pendingRequests(book);
+  const request = requestId === undefined ? (pending.length === 1 ? pending[0] : undefined) : pending.find((p) => p.id === requestId);
+  if (request === undefined) return { ok: false, refusal: unmatched(book, pending, requestId) };
+  const refusal = gateRefusal(request, decision);
+  if (refusal === undefined) return { ok: true, request };
+  return { ok: false, refusal, ...(refusal.code === 'answer_to_gate' ? {} : { request }) };
 }
 
 /**
- * Record a decision on the matching open request, as {@link checkDecision} says: the request moves
- * to the end of the book so decided requests are acted on in arrival order; a decision for a request
- * not opened yet is kept until it opens; a refused or ignored one changes nothing here (the caller
+ * Record a decision signal on the matching open request, as {@link checkDecision} says: the request
+ * moves to the end of the book so decided requests are acted on in arrival order; a decision for a
+ * request not opened yet is kept until it opens (a signal cannot be sent again: an Update is refused
+ * instead, and its sender asks again); a refused or ignored one changes nothing here (the caller
  * records a refusal, `decisions.ts`).
  */
 export function decide(book: RequestBook, requestId: string | undefined, decision: Decision): DecideOutcome {
   const verdict = checkDecision(book, requestId, decision);
-  if (!verdict.ok) {
-    if (verdict.kept) (book.early ??= []).push({ requestId: requestId as string, decision });
-    return verdict;
+  if (verdict.ok) return { ok: true, request: applyDecision(book, verdict.request.id, decision) };
+  const { refusal, request } = verdict;
+  if (refusal.code === 'not_open_yet' && canKeepEarly(book, refusal.requestId as string)) {
+    (book.early ??= []).push({ requestId: refusal.requestId as string, decision });
+    return { ok: false, kept: true };
   }
-  const index = book.requests.findIndex((r) => r.id === verdict.request.id);
+  if (request !== undefined) {
+    return { ok: false, refused: { request, reason: refusal.reason }, warning: HUMAN_TEXTS.requests.refused(decision.kind, request.id, request.kind, refusal.reason) };
+  }
+  // a decision ahead that cannot be kept reads as one for no request of the run
+  const reason = refusal.code === 'not_open_yet' ? HUMAN_TEXTS.reasons.notPending(refusal.requestId as string, pendingRequests(book).map((p) => p.id)) : refusal.reason;
+  return { ok: false, warning: HUMAN_TEXTS.requests.ignored(decision.kind, reason) };
+}
+
+/**
+ * Record `decision` on the open request `requestId` ({@link checkDecision} said it decides it): the
+ * request moves to the end of the book, so decided requests are acted on in arrival order.
+ */
+function applyDecision(book: RequestBook, requestId: string, decision: Decision): HumanRequest & { decision: Decision } {
+  const index = book.requests.findIndex((r) => r.id === requestId);
   const [request] = book.requests.splice(index, 1);
   request.decision = decision;
   book.requests.push(request);
-  return { ok: true, request: request as HumanRequest & { decision: Decision } };
+  return request as HumanRequest & { decision: Decision };
 }
 
-/** Whether a decision for `requestId`, not opened yet, may be kept: a request id a little ahead, one per id, a bounded number. */
+/** Whether a decision for `requestId` (a little ahead, not opened yet) may be kept: one per id, a bounded number. */
 function canKeepEarly(book: RequestBook, requestId: string): boolean {
-  const n = requestNumber(requestId);
-  if (n === undefined || n <= book.requestCounter || n > book.requestCounter + EARLY_DECISION_LIMITS.ahead) return false;
   const early = book.early ?? [];
   return early.length < EARLY_DECISION_LIMITS.kept && !early.some((e) => e.requestId === requestId);
 }

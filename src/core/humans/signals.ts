@@ -1,7 +1,7 @@
 /**
  * The signal contract of a run: every signal's name and the zod schema of its payload. The zod
  * schemas are the single source of truth: the workflow parses payloads with them, and the typed
- * signal definitions (`src/workflows/messages.ts`), the TypeScript client and the CLI take their
+ * signal definitions (`src/contract.ts`, handled in `src/workflows/handlers.ts`), the TypeScript client and the CLI take their
  * payload types from them. A malformed payload becomes a warning text; nothing here throws. Pure.
  */
 import { z } from 'zod';
@@ -108,18 +108,27 @@ function issueText(error: z.ZodError): string {
     .join('; ');
 }
 
+/**
+ * Parse a payload of the message `name` (a signal, or a decision Update, which takes the payload of
+ * its signal): the typed value, or the issue in a line (an unknown name is one).
+ */
+export function parsePayload<K extends SignalName>(name: K, raw: unknown): { ok: true; value: SignalPayloads[K] } | { ok: false; issue: string };
+/** Parse a payload of a message named at run time. */
+export function parsePayload(name: string, raw: unknown): { ok: true; value: unknown } | { ok: false; issue: string };
+export function parsePayload(name: string, raw: unknown): { ok: true; value: unknown } | { ok: false; issue: string } {
+  const all = signalPayloadSchemas();
+  if (!Object.prototype.hasOwnProperty.call(all, name)) return { ok: false, issue: HUMAN_TEXTS.signals.unknownSignal(name) };
+  const schema: z.ZodType = all[name as SignalName];
+  const parsed = schema.safeParse(name === 'pause' || name === 'resume' ? raw : (raw ?? {}));
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issue: issueText(parsed.error) };
+}
+
 /** Parse a signal's raw payload: the typed value, or the warning `ignored malformed <name> signal: <issue>`. */
 export function parseSignalPayload<K extends SignalName>(name: K, raw: unknown): ParsedPayload<SignalPayloads[K]>;
 /** Parse a payload of a signal named at run time (an unknown name is a warning). */
 export function parseSignalPayload(name: string, raw: unknown): ParsedPayload<unknown>;
 export function parseSignalPayload(name: string, raw: unknown): ParsedPayload<unknown> {
-  const all = signalPayloadSchemas();
-  if (!Object.prototype.hasOwnProperty.call(all, name)) {
-    return { ok: false, warning: HUMAN_TEXTS.signals.unknownSignal(name) };
-  }
-  const schema: z.ZodType = all[name as SignalName];
-  const parsed = schema.safeParse(name === 'pause' || name === 'resume' ? raw : (raw ?? {}));
-  return parsed.success
-    ? { ok: true, value: parsed.data }
-    : { ok: false, warning: HUMAN_TEXTS.signals.malformed(name, issueText(parsed.error)) };
+  if (!Object.prototype.hasOwnProperty.call(signalPayloadSchemas(), name)) return { ok: false, warning: HUMAN_TEXTS.signals.unknownSignal(name) };
+  const parsed = parsePayload(name, raw);
+  return parsed.ok ? parsed : { ok: false, warning: HUMAN_TEXTS.signals.malformed(name, parsed.issue) };
 }

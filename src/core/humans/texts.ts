@@ -1,7 +1,25 @@
 /**
- * Every text of the humans room (ignored payloads, decisions that match no request), in one place so tests pin them.
+ * Every text of the humans room (ignored payloads, decisions that match no request, the answers of
+ * decisions and what follows them), in one place so tests pin them.
  */
 import { clip } from '../config/limits';
+
+const list = (ids: string[]) => (ids.length ? ids.join(', ') : 'none');
+
+/**
+ * Why a decision decides nothing, in a sentence: the reason of a refused Update (what `troupe approve`
+ * prints) and of a decision signal's warning.
+ */
+const REASONS = {
+  noneToDecide: 'no request is pending',
+  notPending: (id: string, pending: string[]) => `request ${clip(id)} is not pending (pending: ${list(pending)})`,
+  decided: (id: string, pending: string[]) => `request ${clip(id)} is not pending: it was decided already (pending: ${list(pending)})`,
+  notOpenYet: (id: string, pending: string[]) => `request ${clip(id)} is not pending: it is not open yet (pending: ${list(pending)})`,
+  ambiguous: (pending: string[]) => `${pending.length} requests are pending (${pending.join(', ')}); name one with requestId (--request)`,
+  answerToGate: (id: string, kind: string) => `request ${id} (${kind}) is decided only by approve or reject; an answer is not an approval`,
+  malformed: (issue: string) => `malformed payload: ${issue}`,
+  ended: (status: string) => `the run has ended (${status.toLowerCase()}): nothing is left to decide`,
+} as const;
 
 export const HUMAN_TEXTS = {
   /** Texts of payload warnings, so tests can pin them. */
@@ -9,23 +27,45 @@ export const HUMAN_TEXTS = {
     malformed: (name: string, issue: string) => `ignored malformed ${name} signal: ${issue}`,
     unknownSignal: (name: string) => `ignored unknown signal ${clip(name)}`,
   },
-  /** Texts of decisions that match nothing, so tests can pin them. */
+  /** Why a decision decides nothing (see {@link REASONS}). */
+  reasons: REASONS,
+  /** Texts of decision signals that match nothing, so tests can pin them. */
   requests: {
-    noneToDecide: (d: string) => `ignored ${d} signal: no request is pending`,
-    notPending: (d: string, id: string, pending: string[]) =>
-      `ignored ${d} signal: request ${clip(id)} is not pending (pending: ${pending.length ? pending.join(', ') : 'none'})`,
-    answerToGate: (id: string, kind: string) =>
-      `ignored answer signal: request ${id} (${kind}) is decided only by approve or reject; an answer is not an approval`,
+    /** The warning of a decision signal that decides nothing, with the reason. */
+    ignored: (d: string, reason: string) => `ignored ${d} signal: ${reason}`,
+    noneToDecide: (d: string) => `ignored ${d} signal: ${REASONS.noneToDecide}`,
+    notPending: (d: string, id: string, pending: string[]) => `ignored ${d} signal: ${REASONS.notPending(id, pending)}`,
+    answerToGate: (id: string, kind: string) => `ignored answer signal: ${REASONS.answerToGate(id, kind)}`,
     neverOpened: (kept: Array<{ requestId: string; kind: string }>) =>
       `ignored ${kept.map((k) => `${k.kind} signal for ${k.requestId}`).join(', ')}: the run ended before that request opened`,
-    ambiguous: (d: string, pending: string[]) =>
-      `ignored ${d} signal: ${pending.length} requests are pending (${pending.join(', ')}); name one with requestId (--request)`,
+    ambiguous: (d: string, pending: string[]) => `ignored ${d} signal: ${REASONS.ambiguous(pending)}`,
     /** Why a decision on a gate that names no digest is refused (its decision record's `refused`). */
     noDigest: 'it names no digest: a decision on a gate names the digest of what the request shows (troupe status shows it; troupe approve and troupe reject send it)',
     /** Why a decision on a gate that names another digest is refused. */
     otherDigest: (named: string) => `it names digest ${clip(named)}, which is not the digest of what the request shows`,
     /** The warning of a refused decision: the request stays open. */
     refused: (d: string, id: string, kind: string, why: string) => `refused ${d} signal for request ${id} (${kind}): ${why}; the request stays open`,
+  },
+  /**
+   * What the workflow answers a decision it applied, and what a refused one's sender is told: the
+   * answer of the `approve`, `reject` and `answer` Updates (`troupe approve` prints it).
+   */
+  answers: {
+    applied: (id: string, next: string) => `applied to ${id}: ${next}`,
+    refused: (reason: string) => `refused: ${reason}`,
+    /** A run whose worker predates decisions as Updates: the decision went as a signal. */
+    sent: (d: string, id: string | undefined) =>
+      `sent ${d}${id ? ` for ${id}` : ''} as a signal: the run's worker predates decisions as Updates; troupe status shows whether it was applied`,
+  },
+  /** What happens next, once a decision is applied to a request of each kind. */
+  next: {
+    toolRuns: (agent: string, tool: string) => `${agent}'s call of ${tool} runs`,
+    toolRefused: (agent: string, tool: string) => `${agent}'s call of ${tool} does not run; ${agent} is told the reason`,
+    runEnds: 'the run ends with this result',
+    newRound: (agents: string) => `a new round starts at ${agents} with the reason`,
+    resultGoesOn: (agent: string, withText: boolean) => `${agent}'s result goes on${withText ? `, and ${agent} gets the text in its next input` : ''}`,
+    agentAgain: (agent: string) => `${agent} runs again, alone, with the reason`,
+    handoffBack: (agent: string) => `${agent} works again, with the answer`,
   },
 } as const;
 

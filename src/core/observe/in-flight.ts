@@ -3,7 +3,7 @@
  * activities (docs/observability.md, "Live output"): each call's heartbeat detail checked to be a
  * {@link LiveText}, and the run's in-flight agents joined with the text each is writing. Details
  * that are not a LiveText (an older worker, a tool's own details, anything malformed) are no call.
- * Pure: `src/in-flight.ts` does the reading.
+ * Pure: `src/client/pending-activities.ts` does the reading.
  */
 import { LIVE_TEXT_LIMITS, readLiveText, textTail, type LiveText } from './live';
 

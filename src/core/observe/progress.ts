@@ -6,7 +6,7 @@
  * the calls running now (typed, not labels) and the agent steps recorded after the client's cursor.
  * Two answers with the same counter describe the same position. The counter is carried across
  * continue-as-new, so it rises over the whole run chain. UI labels are for humans only.
- * Pure; `workflows/messages.ts` answers the query with it.
+ * Pure; `workflows/handlers.ts` answers the query with it.
  */
 import { buildStatusView, type RunEnd, type RunStatusView } from '../ending/result';
 import type { RunState, TranscriptStep } from '../state/state';

@@ -205,7 +205,7 @@ export function capturedResult(text: string, sentHash?: string): { captured: str
 const STEP_TEXT_CHARS = 500;
 
 /**
- * The transcript entry of a recorded result. Shared with the client (`src/follow.ts`), which builds
+ * The transcript entry of a recorded result. Shared with the client (`src/client/follow.ts`), which builds
  * the same entries from the run's history instead of asking the worker.
  */
 function transcriptStep(

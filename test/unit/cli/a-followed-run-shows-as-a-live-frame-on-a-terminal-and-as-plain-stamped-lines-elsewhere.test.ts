@@ -6,7 +6,7 @@
 import { buildStatusView, type RunStatusView } from '../../../src/core/ending/result';
 import { openRequest } from '../../../src/core/humans/requests';
 import { createRunState } from '../../../src/core/state/state';
-import type { FollowEvent } from '../../../src/follow';
+import type { FollowEvent } from '../../../src/client/follow';
 import { followMode } from '../../../src/cli/follow-view';
 import { clockTime, formatElapsed, CLI_LIVE_TEXTS } from '../../../src/cli/live-texts';
 import { applyFollowEvent, newLiveModel, type LiveModel } from '../../../src/cli/live-model';

@@ -8,7 +8,7 @@
 import { buildStatusView } from '../../../src/core/ending/result';
 import type { InFlightCall } from '../../../src/core/observe/in-flight';
 import { createRunState } from '../../../src/core/state/state';
-import type { FollowEvent } from '../../../src/follow';
+import type { FollowEvent } from '../../../src/client/follow';
 import { applyFollowEvent, newLiveModel, type LiveModel } from '../../../src/cli/live-model';
 import { liveLines, renderLive } from '../../../src/cli/live-view';
 import { eventLines } from '../../../src/cli/plain-lines';

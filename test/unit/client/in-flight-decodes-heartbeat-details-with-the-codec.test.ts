@@ -9,7 +9,7 @@ import type { Payload } from '@temporalio/common';
 import { encodeToPayloads, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import { msNumberToTs } from '@temporalio/common/lib/time';
 import { CODEC_ENV, troupeDataConverter } from '../../../src/codec';
-import { callOf, type PendingActivity } from '../../../src/in-flight';
+import { callOf, type PendingActivity } from '../../../src/client/pending-activities';
 
 const LIVE = { agent: 'writer', kind: 'agent', partialText: 'The tide comes in', chars: 17 };
 const BEAT = Date.UTC(2026, 0, 2, 3, 4, 5, 678);

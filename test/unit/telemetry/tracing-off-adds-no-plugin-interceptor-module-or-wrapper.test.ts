@@ -48,7 +48,7 @@ describe('tracing off', () => {
   test('loading the worker, the client and the CLI loads no OpenTelemetry module', () => {
     const script = `
       require('tsx/cjs');
-      require('./src/worker.ts'); require('./src/client.ts'); require('./src/cli/main.ts'); require('./src/activities/index.ts');
+      require('./src/worker.ts'); require('./src/client/index.ts'); require('./src/cli/main.ts'); require('./src/activities/index.ts');
       const all = Object.keys(require.cache);
       process.stdout.write(JSON.stringify({ otel: all.filter((f) => /opentelemetry|tracing-sdk/.test(f)), temporal: all.some((f) => f.includes('@temporalio/worker')) }));`;
     const env = { ...process.env };

@@ -74,11 +74,15 @@ describe('a decision on a gate', () => {
     const verdict = checkDecision(b, 'r1', { kind: 'approve', at: 2, by: 'mallory' });
     expect(verdict).toEqual({
       ok: false,
+      refusal: { code: 'no_digest', requestId: 'r1', reason: HUMAN_TEXTS.requests.noDigest },
+      request: expect.objectContaining({ id: 'r1', kind: 'tool_call' }),
+    });
+    expect(b).toEqual(before);
+    expect(decide(b, 'r1', { kind: 'approve', at: 2 })).toEqual({
+      ok: false,
       refused: { request: expect.objectContaining({ id: 'r1', kind: 'tool_call' }), reason: HUMAN_TEXTS.requests.noDigest },
       warning: HUMAN_TEXTS.requests.refused('approve', 'r1', 'tool_call', HUMAN_TEXTS.requests.noDigest),
     });
-    expect(b).toEqual(before);
-    expect(decide(b, 'r1', { kind: 'approve', at: 2 })).toMatchObject({ ok: false, refused: { reason: HUMAN_TEXTS.requests.noDigest } });
     expect(pendingRequests(b).map((p) => p.id)).toEqual(['r1']);
     expect(HUMAN_TEXTS.requests.refused('approve', 'r1', 'tool_call', HUMAN_TEXTS.requests.noDigest)).toBe(
       'refused approve signal for request r1 (tool_call): it names no digest: a decision on a gate names the digest of what the request shows ' +
@@ -208,12 +212,13 @@ describe('the decision payloads', () => {
 });
 
 describe('the CLI', () => {
-  it("shows a gate's digest with its commands, and says what it sent", () => {
+  it("shows a gate's digest with its commands, and says what it sent and what the run answered", () => {
     const b = book();
     const r1 = openCall(b);
     const [pending] = pendingRequests(b);
     expect(CLI_RUN_TEXTS.awaiting('wf', pending).split('\n')).toContain(`     digest:  ${r1.digest}`);
-    expect(CLI_RUN_TEXTS.sentDecision('approve', 'r1', 'ana', 'wf', r1.digest)).toBe(`sent approve (r1, ${r1.digest}) by ana to wf`);
-    expect(CLI_RUN_TEXTS.sentDecision('answer', 'r2', 'ana', 'wf')).toBe('sent answer (r2) by ana to wf');
+    expect(CLI_RUN_TEXTS.decided('approve', 'r1', 'ana', 'wf', r1.digest, 'applied to r1: x')).toBe(`approve (r1, ${r1.digest}) by ana to wf: applied to r1: x`);
+    expect(CLI_RUN_TEXTS.decided('answer', 'r2', 'ana', 'wf', undefined, 'refused: y')).toBe('answer (r2) by ana to wf: refused: y');
+    expect(CLI_RUN_TEXTS.decided('approve', undefined, 'ana', 'wf', undefined, 'refused: z')).toBe('approve by ana to wf: refused: z');
   });
 });

@@ -85,7 +85,7 @@ describe('deciding', () => {
     expect(decide(b, 'r1', { kind: 'approve', at: 1 }).ok).toBe(true);
     expect(decide(b, 'r1', { kind: 'reject', text: 'late', at: 2 })).toEqual({
       ok: false,
-      warning: 'ignored reject signal: request r1 is not pending (pending: none)',
+      warning: 'ignored reject signal: request r1 is not pending: it was decided already (pending: none)',
     });
   });
 });

@@ -5,12 +5,11 @@
  * runs and filters on the memo each run keeps.
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import { listQuery, RUNNING_STATUS, type ListFilter } from './core/observe/search';
-import { searchAttributesRegistered } from './client';
-import { WORKFLOW_TYPE } from './workflows/messages';
-import { SEARCH_KEYS } from './workflows/observe';
+import { SEARCH_KEYS, WORKFLOW_TYPE } from '../contract';
+import { listQuery, RUNNING_STATUS, type ListFilter } from '../core/observe/search';
+import { searchAttributesRegistered } from './runs';
 
-export type { ListFilter } from './core/observe/search';
+export type { ListFilter } from '../core/observe/search';
 
 /** One run in a listing. */
 export interface RunListing {

@@ -8,19 +8,23 @@
  * writes no history, so it costs no query while it waits; the end comes from the RunResult, and the
  * closed run is asked once more only when its last steps were not seen (BENCHMARKS.md, B8). With
  * `liveText`, the text each model call is writing is read from the run's pending activities while
- * one runs (`in-flight.ts`: a describe, served by the server alone, at most once a second).
+ * one runs (`pending-activities.ts`: a describe, served by the server alone, at most once a second).
+ *
+ * Events come in the order things happened to the run: a run's `started` before anything it did, a
+ * `request` when a human is asked (what `approve`, `reject` and `answer` take). The callback may be
+ * async: each event waits for the one before it to be handled, and a callback that throws stops
+ * following (`followRun` rejects with its error); the run goes on either way.
  */
 import { WorkflowNotFoundError, type WorkflowClient, type WorkflowHandle } from '@temporalio/client';
-import type { CompiledGraph } from './core/graph/types';
-import type { RunResult, RunStatusView } from './core/ending/result';
-import type { DecisionRecord } from './core/humans/requests';
-import type { InFlightCall } from './core/observe/in-flight';
-import type { RunningCall, RunProgress } from './core/observe/progress';
-import type { TranscriptStep } from './core/state/state';
-import { InFlightWatch, LIVE_TEXT_INTERVAL_MS } from './in-flight';
+import { progressQuery, type TroupeRun } from '../contract';
+import type { CompiledGraph } from '../core/graph/types';
+import type { RunResult, RunStatusView } from '../core/ending/result';
+import type { DecisionRecord, PendingRequest } from '../core/humans/requests';
+import type { InFlightCall } from '../core/observe/in-flight';
+import type { RunningCall, RunProgress } from '../core/observe/progress';
+import type { TranscriptStep } from '../core/state/state';
+import { InFlightWatch, LIVE_TEXT_INTERVAL_MS } from './pending-activities';
 import { RunHistoryWatch, type HistoryNews } from './run-history';
-import { progressQuery } from './workflows/messages';
-import type { troupeRun } from './workflows/run';
 
 /** Deadline of each progress query while following a run. */
 export const QUERY_DEADLINE_MS = 3_000;
@@ -59,6 +63,11 @@ export type FollowEvent =
   | ({ kind: 'tool'; tool?: string } & CallActivity)
   /** An agent's model call began or ended. */
   | ({ kind: 'call' } & CallActivity)
+  /**
+   * A request to a human opened (once per request): what `approve`, `reject` and `answer` take, with its
+   * id, kind, agent, summary and, on a gate, the digest of what it shows.
+   */
+  | { kind: 'request'; request: PendingRequest }
   /** A human decided a request. */
   | { kind: 'decision'; decision: DecisionRecord }
   /** What the model calls in flight have written so far (with `liveText`; `[]` once none runs). */
@@ -78,7 +87,7 @@ export interface FollowOptions {
   liveText?: boolean | { intervalMs?: number };
 }
 
-type Handle = WorkflowHandle<typeof troupeRun>;
+type Handle = WorkflowHandle<TroupeRun>;
 
 /** Turns progress answers into events: each step, decision, warning and call change once. */
 class Progress {
@@ -86,6 +95,8 @@ class Progress {
   private lastPhase = '';
   private seq = -1;
   private readonly decided = new Set<string>();
+  /** Requests announced by a `request` event. */
+  private readonly asked = new Set<string>();
   private readonly warnings = new Set<string>();
   /** Agent and tool calls running in the last answer, by id. */
   private calls = new Map<number, RunningCall>();
@@ -191,7 +202,7 @@ class Progress {
     });
   }
 
-  /** Emit a status, the phase when it changed, and new warnings. */
+  /** Emit a status, the phase when it changed, the requests that opened, and new warnings. */
   private show(status: RunStatusView): void {
     this.latest = status;
     this.emit({ kind: 'status', status, at: Date.now() });
@@ -199,6 +210,11 @@ class Progress {
     if (phaseKey !== this.lastPhase) {
       this.lastPhase = phaseKey;
       this.emit({ kind: 'phase', status });
+    }
+    for (const request of status.pending) {
+      if (this.asked.has(request.id)) continue;
+      this.asked.add(request.id);
+      this.emit({ kind: 'request', request });
     }
     this.warn(status.warnings);
   }
@@ -209,6 +225,64 @@ class Progress {
       this.warnings.add(w);
       this.emit({ kind: 'warning', text: w });
     }
+  }
+}
+
+/**
+ * Hands events to the caller's callback in order, one at a time: one whose callback returned a
+ * promise holds the events after it until it settles, so a callback may `await` (an `approve`, a
+ * write) without events overtaking each other; a callback that throws or rejects ends the delivery,
+ * and `onFailure` stops the following. A callback that returns nothing is called at once, as events
+ * come.
+ */
+class Delivery {
+  private readonly queue: FollowEvent[] = [];
+  private busy: Promise<void> | undefined;
+  private failed = false;
+
+  constructor(
+    private readonly onEvent: (e: FollowEvent) => unknown,
+    private readonly onFailure: (err: unknown) => void,
+  ) {}
+
+  /** Deliver `e` now, or after the events before it are handled. */
+  readonly emit = (e: FollowEvent): void => {
+    if (this.failed) return;
+    if (this.busy) this.queue.push(e);
+    else this.deliver(e);
+  };
+
+  /** Resolves once every event emitted so far is handled. */
+  async drained(): Promise<void> {
+    while (this.busy) await this.busy;
+  }
+
+  private deliver(e: FollowEvent): void {
+    let handled: unknown;
+    try {
+      handled = this.onEvent(e);
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    if (typeof (handled as Promise<void> | undefined)?.then === 'function') {
+      this.busy = Promise.resolve(handled).then(
+        () => this.next(),
+        (err: unknown) => this.fail(err),
+      );
+    }
+  }
+
+  private next(): void {
+    this.busy = undefined;
+    while (!this.busy && !this.failed && this.queue.length > 0) this.deliver(this.queue.shift() as FollowEvent);
+  }
+
+  private fail(err: unknown): void {
+    this.failed = true;
+    this.busy = undefined;
+    this.queue.length = 0;
+    this.onFailure(err);
   }
 }
 
@@ -233,24 +307,28 @@ function firstRunId(handle: Handle): string {
 }
 
 /**
- * Follow a run until it finishes: emit its steps, tool calls, waits (with the pending requests),
- * decisions, warnings and status snapshots as they happen, then return the RunResult. The run is
- * followed across continue-as-new. `options` may also be a number: the least gap between snapshots.
+ * Follow a run until it finishes: emit its starts, steps, tool calls, waits (with the pending
+ * requests, and a `request` event for each that opens), decisions, warnings and status snapshots as
+ * they happen, then return the RunResult. The run is followed across continue-as-new. `onEvent` may
+ * be async (events wait for it, in order; its failure stops following). `options` may also be a
+ * number: the least gap between snapshots.
  */
 export async function followRun(
   handle: Handle,
-  onEvent: (e: FollowEvent) => void,
+  onEvent: (e: FollowEvent) => unknown,
   options: FollowOptions | number = {},
 ): Promise<RunResult> {
   const opts: FollowOptions = typeof options === 'number' ? { minQueryGapMs: options } : options;
   const gap = opts.minQueryGapMs ?? MIN_QUERY_GAP_MS;
   const client: WorkflowClient = handle.client;
   const history = new RunHistoryWatch(client, handle.workflowId, firstRunId(handle));
-  const progress = new Progress(handle, onEvent);
-  const live = opts.liveText
-    ? new InFlightWatch(handle, (calls) => onEvent({ kind: 'live', calls, at: Date.now() }), (typeof opts.liveText === 'object' && opts.liveText.intervalMs) || LIVE_TEXT_INTERVAL_MS)
-    : undefined;
   const stop = new AbortController();
+  const delivery = new Delivery(onEvent, (err) => stop.abort(err));
+  const emit = delivery.emit;
+  const progress = new Progress(handle, emit);
+  const live = opts.liveText
+    ? new InFlightWatch(handle, (calls) => emit({ kind: 'live', calls, at: Date.now() }), (typeof opts.liveText === 'object' && opts.liveText.intervalMs) || LIVE_TEXT_INTERVAL_MS)
+    : undefined;
   const onAbort = () => stop.abort(opts.signal?.reason);
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();
@@ -278,24 +356,27 @@ export async function followRun(
   const aborted = new Promise<'abort'>((resolve) => stop.signal.addEventListener('abort', () => resolve('abort'), { once: true }));
 
   try {
-    // asked at once: a run joined mid-way shows where it is before its next move
+    // asked as soon as the first page of history said how the run started (`started` comes first):
+    // a run joined mid-way shows where it is before its next move
     let dirty = true;
+    let read = false;
     let nextQuery = 0;
     let pending = startPoll();
     while (!history.closed) {
-      const wait = delay(dirty ? nextQuery - Date.now() : Infinity);
+      const wait = delay(dirty && read ? nextQuery - Date.now() : Infinity);
       const woke = await Promise.race([pending, wait.done, aborted]);
       wait.clear();
       if (woke === 'abort') throw stop.signal.reason ?? new Error('followRun: aborted');
       if (woke !== 'tick') {
+        read = true;
         if (woke !== 'failed') {
-          for (const s of woke.started) onEvent({ kind: 'started', runId: s.runId, graph: s.graph, at: s.at });
+          for (const s of woke.started) emit({ kind: 'started', runId: s.runId, graph: s.graph, at: s.at });
           dirty ||= woke.moved;
         }
         if (history.closed) break;
         pending = startPoll();
       }
-      if (dirty && Date.now() >= nextQuery) {
+      if (dirty && read && Date.now() >= nextQuery) {
         const ok = await progress.take();
         if (ok) live?.set(progress.writing);
         // a worker that cannot answer (restarting, or down) is asked again later, not at every event
@@ -311,6 +392,9 @@ export async function followRun(
       if (await progress.take()) break;
     }
     progress.finished(result);
+    // the caller has handled every event when the result is returned
+    await Promise.race([delivery.drained(), aborted]);
+    if (stop.signal.aborted) throw stop.signal.reason ?? new Error('followRun: aborted');
     return result;
   } finally {
     live?.stop();

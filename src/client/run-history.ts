@@ -9,7 +9,7 @@
  * from the labels of its events, which are for humans.
  */
 import { isGrpcServiceError, WorkflowNotFoundError, type WorkflowClient, type WorkflowService } from '@temporalio/client';
-import type { CompiledGraph } from './core/graph/types';
+import type { CompiledGraph } from '../core/graph/types';
 
 type HistoryResponse = Awaited<ReturnType<WorkflowService['getWorkflowExecutionHistory']>>;
 type HistoryEvent = NonNullable<NonNullable<HistoryResponse['history']>['events']>[number];

@@ -1,8 +1,9 @@
 /**
  * The TypeScript client of troupe, which the CLI is built on: connect to Temporal, start a run of a
- * role, follow it to its result (`follow.ts`: a long-poll of its history, a query per change), query
- * its status and transcript, and send it the signals of the human-in-the-loop contract (typed from
- * their schemas).
+ * role, and ask a run for its status, transcript and result. Following a run is `follow.ts`, its
+ * human decisions `human-decisions.ts`, finding runs `find-runs.ts`; every message they send or
+ * query they ask is a definition of the contract (`src/contract.ts`), so no client loads workflow
+ * code.
  */
 import {
   Client,
@@ -11,25 +12,23 @@ import {
   type WorkflowHandle,
   type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
-import type { Role } from './core/config/define';
-import type { CompiledGraph } from './core/graph/types';
-import type { RunResult, RunStatusView } from './core/ending/result';
-import type { PendingRequest } from './core/humans/requests';
-import type { TranscriptStep } from './core/state/state';
 import type { SignalDefinition } from '@temporalio/common';
-import type { SignalInputs, SignalName } from './core/humans/signals';
-import { SIGNALS, statusQuery, transcriptQuery, WORKFLOW_TYPE } from './workflows/messages';
-import type { troupeRun } from './workflows/run';
-import { clientConnectionOptions, withDiagnosis } from './connection';
-import { resolveSettings, taskQueueFromEnv, type SettingsOptions, type TroupeSettings } from './settings';
-import { staticDetails, staticSummary } from './core/observe/details';
-import { RUNNING_STATUS, SEARCH_ATTRIBUTES } from './core/observe/search';
-import { SEARCH_KEYS } from './workflows/observe';
-import { runIdIssue } from './core/teams/team-run';
-import { troupeDataConverter } from './codec/data-converter';
-import { clientTracingPlugins } from './telemetry/tracing';
+import { SEARCH_KEYS, SIGNALS, statusQuery, transcriptQuery, WORKFLOW_TYPE, type TroupeRun } from '../contract';
+import type { Role } from '../core/config/define';
+import type { CompiledGraph } from '../core/graph/types';
+import type { RunResult, RunStatusView } from '../core/ending/result';
+import type { TranscriptStep } from '../core/state/state';
+import type { SignalInputs, SignalName } from '../core/humans/signals';
+import { clientConnectionOptions, withDiagnosis } from '../connection';
+import { resolveSettings, taskQueueFromEnv, type SettingsOptions, type TroupeSettings } from '../settings';
+import { staticDetails, staticSummary } from '../core/observe/details';
+import { RUNNING_STATUS, SEARCH_ATTRIBUTES } from '../core/observe/search';
+import { runIdIssue } from '../core/teams/team-run';
+import { troupeDataConverter } from '../codec/data-converter';
+import { clientTracingPlugins } from '../telemetry/tracing';
 
-export type RunHandle = WorkflowHandle<typeof troupeRun>;
+/** A run's workflow handle, typed by the contract. */
+export type RunHandle = WorkflowHandle<TroupeRun>;
 
 /**
  * Connect a Temporal client with the environment's settings (`TEMPORAL_*`, the profile file),
@@ -78,14 +77,14 @@ export interface StartOptions {
  * The run carries a summary and details for the Temporal UI (its graph, topology, task, picture and
  * stop rules), and troupe's search attributes when the namespace has them registered.
  */
-export async function startRun(client: Client, opts: StartOptions): Promise<WorkflowHandleWithFirstExecutionRunId<typeof troupeRun>> {
+export async function startRun(client: Client, opts: StartOptions): Promise<WorkflowHandleWithFirstExecutionRunId<TroupeRun>> {
   const graph = 'graph' in opts.role ? opts.role.graph : opts.role;
   const task = opts.task ?? graph.task;
   if (task === undefined) throw new Error(`startRun: no task: pass one or set task in role ${graph.name}`);
   const idIssue = opts.workflowId === undefined ? undefined : runIdIssue(opts.workflowId);
   if (idIssue) throw new Error(`startRun: ${idIssue}`);
   const indexed = await searchAttributesRegistered(client);
-  return client.workflow.start<typeof troupeRun>(WORKFLOW_TYPE, {
+  return client.workflow.start<TroupeRun>(WORKFLOW_TYPE, {
     taskQueue: opts.taskQueue ?? taskQueueFromEnv(),
     workflowId: opts.workflowId ?? newRunId(graph.name),
     args: [{ graph, task }],
@@ -131,7 +130,7 @@ const INDEXED_VALUE_TYPES = { KEYWORD: 2, BOOL: 5 } as const;
 
 /** The handle of an existing run. */
 export function runHandle(client: Client, workflowId: string): RunHandle {
-  return client.workflow.getHandle<typeof troupeRun>(workflowId);
+  return client.workflow.getHandle<TroupeRun>(workflowId);
 }
 
 /** Query the run's status. */
@@ -149,40 +148,15 @@ export async function waitResult(handle: RunHandle): Promise<RunResult> {
   return handle.result();
 }
 
-export type { SignalName } from './core/humans/signals';
-
-/** Send one of troupe's signals, its payload typed from the signal's schema. */
-export async function sendSignal<K extends SignalName>(handle: RunHandle, name: K, payload?: SignalInputs[K]): Promise<void> {
-  await handle.signal(SIGNALS[name] as SignalDefinition<[SignalInputs[K]?]>, payload);
-}
-
-/** A human's decision, as {@link decideRequest} sends it: who decided (`by`) and their note, reason or answer. */
-export type RequestDecision =
-  | { kind: 'approve'; note?: string; by?: string }
-  | { kind: 'reject'; reason: string; by?: string }
-  | { kind: 'answer'; text: string; by?: string };
+export type { SignalName } from '../core/humans/signals';
 
 /**
- * Decide a pending request as it was shown (a `status` or `progress` answer's `pending` entry): its
- * id and, for a gate (a tool call, `before_exit`), the digest of what it shows, which the run
- * requires (docs/semantics.md, "Humans in the loop"). A signal: the run records a refused decision
- * (`decisions[].refused`) and a warning, and the sender learns it from the next `status`.
+ * Send one of troupe's signals, its payload typed from the signal's schema. A decision goes as an
+ * Update instead (`approve`, `reject`, `answer` in `human-decisions.ts`), which answers what the run
+ * did with it; its signal is what older clients send.
  */
-export async function decideRequest(handle: RunHandle, request: Pick<PendingRequest, 'id' | 'digest'>, decision: RequestDecision): Promise<void> {
-  const named = { requestId: request.id, ...(decision.by !== undefined ? { by: decision.by } : {}) };
-  const digest = request.digest !== undefined ? { digest: request.digest } : {};
-  switch (decision.kind) {
-    case 'approve':
-      return sendSignal(handle, 'approve', { ...named, ...digest, ...(decision.note !== undefined ? { note: decision.note } : {}) });
-    case 'reject':
-      return sendSignal(handle, 'reject', { ...named, ...digest, reason: decision.reason });
-    case 'answer':
-      return sendSignal(handle, 'answer', { ...named, text: decision.text });
-    default: {
-      const never: never = decision;
-      throw new Error(`decideRequest: unknown decision ${JSON.stringify(never)}`);
-    }
-  }
+export async function sendSignal<K extends SignalName>(handle: RunHandle, name: K, payload?: SignalInputs[K]): Promise<void> {
+  await handle.signal(SIGNALS[name] as SignalDefinition<[SignalInputs[K]?]>, payload);
 }
 
 /** Whether an error means "no such workflow". */
@@ -190,4 +164,3 @@ export function isNotFound(err: unknown): boolean {
   return err instanceof WorkflowNotFoundError;
 }
 
-export { followRun, type FollowEvent } from './follow';
