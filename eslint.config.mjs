@@ -28,6 +28,8 @@ export const SANDBOX = [
   // the payload and failure converters, which the SDK loads by path into the sandbox
   'src/codec/payload-converter.ts',
   'src/codec/failure-converter.ts',
+  // the contract the workflow and the client share: workflow type, signals, Updates, queries, search keys
+  'src/contract.ts',
 ];
 
 /** `no-restricted-imports` with `paths` banned outright and the `patterns` banned at run time (a type import is fine). */
