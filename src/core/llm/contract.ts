@@ -132,7 +132,7 @@ export interface AgentCallResult {
   toolCalls?: ToolCallRecord[];
   /**
    * `hashResult` of the text's recorded form (`recordedForm`), computed by the agent activity with
-   * the native SHA-256 so the workflow does not hash in JS. Absent from tool-loop results and from
+   * the native SHA-256 so the workflow does not hash in JS. Absent from tool dispatches' results and from
    * results recorded by earlier workers; the workflow then hashes the text itself.
    */
   resultHash?: string;
