@@ -9,8 +9,7 @@ import { createHash } from 'node:crypto';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { AgentCallInput, AgentCallResult, PlannedCall, ToolEvent, Turn } from '../core/llm/contract';
-import { handleToolCall } from '../core/llm/builtin-tools';
-import { afterTools, answerWithoutRunning } from '../core/llm/next-step';
+import { afterTools, answerInLoop } from '../core/llm/next-step';
 import { RESULT_HASH_LENGTH } from '../core/text/hash';
 import { recordedForm } from '../core/waves/record';
 import { openCallScope } from './llm';
@@ -34,7 +33,12 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
         break;
       }
       messages.push({ role: 'assistant', content: next.text || null, tool_calls: next.calls.map(wireCall) });
-      for (const call of next.calls) messages.push({ role: 'tool', tool_call_id: call.id, content: answer(input, call, toolEvents) });
+      for (const call of next.calls) {
+        // no worker tools here: every call is answered in the loop
+        const answered = answerInLoop(call, input.offer, input.goal)!;
+        if (answered.event) toolEvents.push(answered.event);
+        messages.push({ role: 'tool', tool_call_id: call.id, content: answered.content });
+      }
       if (next.kind === 'hand_off') {
         toolEvents.push(next.transfer);
         text = next.text;
@@ -58,15 +62,6 @@ export function makeCallAgent(clientFor: (input: AgentCallInput) => OpenAI) {
 /** A planned call in the OpenAI wire shape of the assistant message that made it. */
 function wireCall(call: PlannedCall) {
   return { id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } };
-}
-
-/** The tool result of one call: a built-in's answer (its event, when valid, goes to `events`), or the answer of a call that runs nothing. */
-function answer(input: AgentCallInput, call: PlannedCall, events: ToolEvent[]): string {
-  const given = answerWithoutRunning(call, input.offer);
-  if (given !== undefined) return given;
-  const outcome = handleToolCall(call.name, call.arguments, { offered: input.offer.builtins, ...(input.goal ? { goal: input.goal } : {}) });
-  if (outcome.kind === 'ok') events.push(outcome.event);
-  return outcome.result;
 }
 
 /**

@@ -12,9 +12,8 @@ import { addUsage, NO_USAGE, takeToolCall, toolCallAllowed } from '../core/budge
 import type { TokenCounts } from '../core/conditions/view';
 import type { CompiledBudget } from '../core/graph/types';
 import { goalSnapshot } from '../core/goals';
-import { handleToolCall } from '../core/llm/builtin-tools';
 import type { AgentCallInput, AgentCallResult, PlannedCall, ToolEvent, Turn } from '../core/llm/contract';
-import { afterTools, answerWithoutRunning } from '../core/llm/next-step';
+import { afterTools, answerInLoop } from '../core/llm/next-step';
 import type { LoopMessage, ToolCallRecord, ToolCallRequest, ToolDefinition } from '../core/llm/tool-contract';
 import { shrinkEarlierToolResults, TOOL_CALL_TEXTS } from '../core/llm/tool-calls';
 import { closeToolApproval, openToolApproval } from '../core/run/tool-approval';
@@ -81,7 +80,9 @@ export async function dispatchWithTools(run: Run, input: AgentCallInput, specs: 
     // `stop` ends the dispatch at the next reply: its calls do not run
     if (next.kind === 'final' || state.stop) return ended(next.text);
     messages.push({ role: 'assistant', content: next.text || null, toolCalls: next.calls.map(requested) });
-    const outcomes = await Promise.all(next.calls.map((call) => answered(run, call, input) ?? runCall(run, input, call, specs)));
+    // the goal as it stands now: a signal may have changed it since the dispatch began
+    const goal = state.goal && offer.builtins.includes('goal') ? goalSnapshot(state.goal) : undefined;
+    const outcomes = await Promise.all(next.calls.map((call): CallOutcome | Promise<CallOutcome> => answerInLoop(call, offer, goal) ?? runCall(run, input, call, specs)));
     outcomes.forEach((o, i) => {
       messages.push({ role: 'tool', toolCallId: next.calls[i].id, content: o.content });
       if (o.event) toolEvents.push(o.event);
@@ -98,20 +99,6 @@ export async function dispatchWithTools(run: Run, input: AgentCallInput, specs: 
 /** A planned call as the assistant message records it: what the model asked for. */
 function requested(call: PlannedCall): ToolCallRequest {
   return { id: call.id, name: call.name, arguments: call.arguments, ...(call.asText ? { asText: true as const } : {}) };
-}
-
-/** The outcome of a call that runs nothing (a transfer, an unknown tool, one past the reply's bound) or of a built-in tool; undefined for a worker tool. */
-function answered(run: Run, call: PlannedCall, input: AgentCallInput): CallOutcome | undefined {
-  const given = answerWithoutRunning(call, input.offer);
-  if (given !== undefined) return { content: given };
-  if (call.run !== 'builtin') return undefined;
-  // the goal as it stands now: a signal may have changed it since the dispatch began
-  const { goal } = run.state;
-  const outcome = handleToolCall(call.name, call.arguments, {
-    offered: input.offer.builtins,
-    ...(goal && input.offer.builtins.includes('goal') ? { goal: goalSnapshot(goal) } : {}),
-  });
-  return outcome.kind === 'ok' ? { content: outcome.result, event: outcome.event } : { content: outcome.result };
 }
 
 /** One call of a worker tool: after its approval when it is gated, within the run's tool budget and its bound on pending calls. */

@@ -9,7 +9,8 @@
  * the closing call after `max_tool_rounds`) and the turn after a tool round ({@link afterTools}).
  * Pure; warnings go to the caller's list.
  */
-import type { NextStep, PlannedCall, Turn, TurnOffer } from './contract';
+import type { GoalSnapshot, NextStep, PlannedCall, ToolEvent, Turn, TurnOffer } from './contract';
+import { handleToolCall } from './builtin-tools';
 import { followUp, type FollowUpsUsed } from './follow-ups';
 import { offeredNames } from './offer';
 import type { ToolCallRequest } from './tool-contract';
@@ -175,6 +176,19 @@ export function answerWithoutRunning(call: PlannedCall, offer: TurnOffer): strin
       return never;
     }
   }
+}
+
+/**
+ * The answer of a call the loop gives itself: a built-in tool's (with its event, when the call is
+ * valid, against `goal` as it stands) or that of a call that runs nothing; undefined for a worker
+ * tool, which runs as its own activity.
+ */
+export function answerInLoop(call: PlannedCall, offer: TurnOffer, goal: GoalSnapshot | undefined): { content: string; event?: ToolEvent } | undefined {
+  const given = answerWithoutRunning(call, offer);
+  if (given !== undefined) return { content: given };
+  if (call.run !== 'builtin') return undefined;
+  const outcome = handleToolCall(call.name, call.arguments, { offered: offer.builtins, ...(goal ? { goal } : {}) });
+  return outcome.kind === 'ok' ? { content: outcome.result, event: outcome.event } : { content: outcome.result };
 }
 
 /** The reply's text, or its refusal when it has none (with a warning). */
