@@ -81,7 +81,7 @@ export async function dispatchWithTools(run: Run, input: AgentCallInput, specs: 
     if (next.kind === 'final' || state.stop) return ended(next.text);
     messages.push({ role: 'assistant', content: next.text || null, toolCalls: next.calls.map(requested) });
     // the goal as it stands now: a signal may have changed it since the dispatch began
-    const goal = state.goal && offer.builtins.includes('goal') ? goalSnapshot(state.goal) : undefined;
+    const goal = state.goal && offer.builtins?.includes('goal') ? goalSnapshot(state.goal) : undefined;
     const outcomes = await Promise.all(next.calls.map((call): CallOutcome | Promise<CallOutcome> => answerInLoop(call, offer, goal) ?? runCall(run, input, call, specs)));
     outcomes.forEach((o, i) => {
       messages.push({ role: 'tool', toolCallId: next.calls[i].id, content: o.content });

@@ -45,16 +45,17 @@ export interface HandoffTool {
 
 /**
  * What a dispatch offers the model, the same for each of its model calls: what the decision after
- * every model turn (`next-step.ts`) reads a reply against. Built in one place, by the workflow
- * (`workflows/agent-call.ts`, `turnOffer`), for the agent activity and the tool dispatch alike.
+ * every model turn (`next-step.ts`) reads a reply against. Built in one place (`offer.ts`,
+ * `turnOffer`), for the agent activity and the tool dispatch alike; an empty list is left out, since
+ * the offer is in every agent call's input in the history.
  */
 export interface TurnOffer {
-  /** The built-in tools offered (`goal`, `signal`), answered by the loop itself. */
-  builtins: Array<'goal' | 'signal'>;
-  /** The worker tools offered, as the model sees them; `gated`: `approval.tools` names the tool. */
-  workerTools: Array<{ definition: WorkerFunctionTool; gated?: true }>;
-  /** The agent's `transfer_to_<target>` tools (docs/teams.md, "Handoffs"). */
-  handoffs: HandoffTool[];
+  /** The built-in tools offered (`goal`, `signal`), answered by the loop itself; absent: none. */
+  builtins?: Array<'goal' | 'signal'>;
+  /** The worker tools offered, as the model sees them; `gated`: `approval.tools` names the tool. Absent: none. */
+  workerTools?: Array<{ definition: WorkerFunctionTool; gated?: true }>;
+  /** The agent's `transfer_to_<target>` tools (docs/teams.md, "Handoffs"); absent: none. */
+  handoffs?: HandoffTool[];
   /** Tool rounds before the closing call (`tool_choice: none`): the agent's `max_tool_rounds`. */
   maxToolRounds: number;
   /** Tool calls of one reply that run (`max_parallel_tool_calls`); the others get an error text. */

@@ -145,13 +145,13 @@ function planCalls(at: TurnSetting, calls: ToolCallRequest[], warnings: string[]
   const { agent, offer } = at;
   const limit = offer.maxParallelToolCalls;
   if (calls.length > limit) warnings.push(TURN_TEXTS.tooManyCallsWarning(agent, calls.length, limit));
-  const transfers = replyTransfers(calls.slice(0, limit), offer.handoffs);
+  const transfers = replyTransfers(calls.slice(0, limit), offer.handoffs ?? []);
   const planned = calls.map((call, i): PlannedCall => {
     if (i >= limit) return { ...call, run: 'past_limit' };
     const answer = transfers.results.get(i);
     if (answer !== undefined) return { ...call, run: 'transfer', answer };
-    if ((offer.builtins as string[]).includes(call.name)) return { ...call, run: 'builtin' };
-    const worker = offer.workerTools.find((t) => t.definition.function.name === call.name);
+    if ((offer.builtins ?? []).some((b) => b === call.name)) return { ...call, run: 'builtin' };
+    const worker = (offer.workerTools ?? []).find((t) => t.definition.function.name === call.name);
     if (worker) return { ...call, run: 'worker', ...(worker.gated ? { gated: true as const } : {}) };
     warnings.push(TURN_TEXTS.unknownToolWarning(agent, call.name));
     return { ...call, run: 'unknown' };
@@ -187,7 +187,7 @@ export function answerInLoop(call: PlannedCall, offer: TurnOffer, goal: GoalSnap
   const given = answerWithoutRunning(call, offer);
   if (given !== undefined) return { content: given };
   if (call.run !== 'builtin') return undefined;
-  const outcome = handleToolCall(call.name, call.arguments, { offered: offer.builtins, ...(goal ? { goal } : {}) });
+  const outcome = handleToolCall(call.name, call.arguments, { offered: offer.builtins ?? [], ...(goal ? { goal } : {}) });
   return outcome.kind === 'ok' ? { content: outcome.result, event: outcome.event } : { content: outcome.result };
 }
 

@@ -15,13 +15,16 @@ import { workerFunctionTool, type ToolDefinition, type WorkerFunctionTool } from
 /** The offer of agent `agent`'s dispatch, whose worker tools (resolved at the run's start) are `specs`. */
 export function turnOffer(graph: CompiledGraph, agent: string, specs: readonly ToolDefinition[] = []): TurnOffer {
   const compiled = graph.agents[agent];
+  const builtins = builtinToolsOf(compiled.tools);
+  const handoffs = handoffTools(graph, agent);
+  const workerTools = specs.map((spec) => ({
+    definition: workerFunctionTool(spec),
+    ...(needsApproval(graph.approval.tools, spec.yamlName) ? { gated: true as const } : {}),
+  }));
   return {
-    builtins: builtinToolsOf(compiled.tools),
-    workerTools: specs.map((spec) => ({
-      definition: workerFunctionTool(spec),
-      ...(needsApproval(graph.approval.tools, spec.yamlName) ? { gated: true as const } : {}),
-    })),
-    handoffs: handoffTools(graph, agent),
+    ...(builtins.length > 0 ? { builtins } : {}),
+    ...(workerTools.length > 0 ? { workerTools } : {}),
+    ...(handoffs.length > 0 ? { handoffs } : {}),
     maxToolRounds: compiled.maxToolRounds,
     maxParallelToolCalls: compiled.maxParallelToolCalls ?? DEFAULT_PARALLEL_TOOL_CALLS,
     ...(compiled.toolChoice ? { toolChoice: compiled.toolChoice } : {}),
@@ -30,10 +33,10 @@ export function turnOffer(graph: CompiledGraph, agent: string, specs: readonly T
 
 /** The tools the model is offered, as sent: the built-ins, then the worker tools, then the transfers. */
 export function offeredTools(offer: TurnOffer): WorkerFunctionTool[] {
-  return [...toolDefinitions(offer.builtins), ...offer.workerTools.map((t) => t.definition), ...offer.handoffs.map(handoffDefinition)];
+  return [...toolDefinitions(offer.builtins ?? []), ...(offer.workerTools ?? []).map((t) => t.definition), ...(offer.handoffs ?? []).map(handoffDefinition)];
 }
 
 /** Every tool name the model was offered, in the order of {@link offeredTools}. */
 export function offeredNames(offer: TurnOffer): string[] {
-  return [...offer.builtins, ...offer.workerTools.map((t) => t.definition.function.name), ...offer.handoffs.map((h) => h.name)];
+  return [...(offer.builtins ?? []), ...(offer.workerTools ?? []).map((t) => t.definition.function.name), ...(offer.handoffs ?? []).map((h) => h.name)];
 }
