@@ -1,7 +1,7 @@
 /**
  * B7 — history events and bytes per tool call: one agent with a worker tool (a module tool,
  * bench/tools/echo.ts) calls it once per reply, R times in one dispatch. Each call is a `callModel`
- * activity (the reply asking for it) and a `callTool` activity (src/workflows/tool-loop.ts). Beside
+ * activity (the reply asking for it) and a `callTool` activity (src/workflows/tool-dispatch.ts). Beside
  * it, in the same run, the floor workflow runs bare activities carrying the same payloads as the
  * `callTool` activities. Deterministic: sizes and counts, no timing.
  */
@@ -49,7 +49,7 @@ function bytesIn(rows: readonly EventRow[], from: number, to: number): { events:
   return { events: inRange.length, bytes: inRange.reduce((n, r) => n + r.bytes, 0) };
 }
 
-/** Splits a tool-loop history at each `callModel` scheduling: one slice per tool call (model reply + tool call). */
+/** Splits a tool dispatch's history at each `callModel` scheduling: one slice per tool call (model reply + tool call). */
 function toolCallSlices(history: History): Slice[] {
   const rows = eventRows(history);
   const steps = activitySteps(history);
@@ -144,7 +144,7 @@ export async function runB7(ctx: BenchContext): Promise<BenchReport> {
         title: 'Per tool call (model reply + tool call)',
         headers: ['call', 'events', 'bytes', 'of which the model reply', 'model input payload', 'of which the tool call', 'tool part ÷ bare activity', 'whole ÷ bare activity'],
         rows,
-        note: `Bare activity (same run, median of ${bare.length}): ${bareEvents} events, ${round(bareBytes)} B per activity. Bytes per tool call grow by ${round(fit.slope)} B per call within the dispatch (R² ${round(fit.r2, 3)}): each model call carries the dispatch's messages so far (tool calls and results included; results of earlier rounds shrink to 1 KiB once the messages pass 512 KiB, src/core/llm/tool-loop.ts), so a dispatch of R calls stores O(R²) bytes, bounded by max_tool_rounds (default 8).`,
+        note: `Bare activity (same run, median of ${bare.length}): ${bareEvents} events, ${round(bareBytes)} B per activity. Bytes per tool call grow by ${round(fit.slope)} B per call within the dispatch (R² ${round(fit.r2, 3)}): each model call carries the dispatch's messages so far (tool calls and results included; results of earlier rounds shrink to 1 KiB once the messages pass 512 KiB, src/core/llm/tool-calls.ts), so a dispatch of R calls stores O(R²) bytes, bounded by max_tool_rounds (default 8).`,
       },
     ],
     targets,

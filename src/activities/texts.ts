@@ -84,14 +84,6 @@ export const ACTIVITY_TEXTS = {
   },
   /** Warnings the agent activity adds to its result, kept together so tests pin them. */
   agent: {
-    truncated: (agent: string, dropped: number, limit: number) =>
-      `agent ${agent}: output cut to ${limit} bytes (${dropped} bytes dropped)`,
-    lengthFinish: (agent: string) =>
-      `agent ${agent}: the reply stopped at the max_tokens limit (finish_reason length); raise model.max_tokens`,
-    toolRoundsExhausted: (agent: string, rounds: number) =>
-      `agent ${agent}: tool calls still requested after ${rounds} tool rounds; they were ignored`,
-    unofferedTools: (agent: string) => `agent ${agent}: the model called tools although none were offered; ignored`,
-    refusal: (agent: string) => `agent ${agent}: the model refused; its refusal is the result`,
     noResponseFormat: (agent: string) =>
       `agent ${agent}: the endpoint rejected response_format json_schema; asked again without it (the schema is in the prompt)`,
   },

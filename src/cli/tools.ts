@@ -6,7 +6,7 @@
  * Errors are located in the tools file (or the role file) like `troupe validate`'s; exit 1 on errors.
  */
 import { formatIssue } from '../core/config/issues';
-import { needsApproval } from '../core/llm/tool-loop';
+import { needsApproval } from '../core/llm/tool-calls';
 import { loadRoleFile } from '../config-file';
 import type { ToolsLogger } from '../tools/log';
 import { listToolsFile, type ToolListing } from '../tools/list';

@@ -7,7 +7,7 @@
 import { closest } from '../core/config/did-you-mean';
 import type { PathIssue } from '../core/config/issues';
 import type { RoleConfig } from '../core/config/schema';
-import { needsApproval } from '../core/llm/tool-loop';
+import { needsApproval } from '../core/llm/tool-calls';
 import type { ToolDefinition } from '../core/llm/tool-contract';
 import { MAX_TOOLS_PER_AGENT, resolveAgentTools, RESOLVE_MESSAGES } from './resolve';
 

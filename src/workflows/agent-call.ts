@@ -1,7 +1,8 @@
 /**
  * What one agent's dispatch sends: its messages (built by the pure prompt builder, with older context
- * compacted into its rolling summary first when it would not fit its model's window) and the input of
- * its activity — `callAgent`, or the tool loop (`tool-loop.ts`) for an agent with worker tools.
+ * compacted into its rolling summary first when it would not fit its model's window), what it offers
+ * the model (`core/llm/offer.ts`) and the input of its activity — `callAgent`, or the tool dispatch
+ * (`tool-dispatch.ts`) for an agent with worker tools.
  */
 import { recordCall, addUsage } from '../core/budgets/ledger';
 import { describeTermination } from '../core/conditions/describe';
@@ -11,8 +12,8 @@ import type { RunEnd } from '../core/ending/result';
 import { RUN_END_TEXTS } from '../core/ending/texts';
 import { goalSnapshot } from '../core/goals';
 import type { CompiledGraph } from '../core/graph/types';
-import { builtinToolsOf } from '../core/llm/builtin-tools';
-import { handoffTools } from '../core/teams/handoffs';
+import type { AgentCallInput } from '../core/llm/contract';
+import { turnOffer } from '../core/llm/offer';
 import { summary, SUMMARY_TEXTS, type CallPosition } from '../core/observe/summaries';
 import { planContext } from '../core/prompts/bounds';
 import { buildAgentMessages, outputSchemaFor, type PromptNote } from '../core/prompts/build';
@@ -151,27 +152,25 @@ function firstCallSchema(graph: CompiledGraph, agent: string): Record<string, un
   return graph.agents[agent].tools.length === 0 ? outputSchemaFor(graph, agent) : undefined;
 }
 
-/** What to call for an agent whose messages are ready: its label, and its tool loop or its `callAgent` input. */
+/** What to call for an agent whose messages are ready: its label, its offer, its worker tools (none: `callAgent`) and its `callAgent` input. */
 export function agentCall(run: Run, item: WaveItem, messages: ReturnType<typeof buildAgentMessages>, options: DispatchOptions) {
   const { graph, state } = run;
   const agent = graph.agents[item.agent];
   const position = positionOf(run, item.agent, item.via);
   const label = options.retryFor ? SUMMARY_TEXTS.retry(position, options.retryFor) : SUMMARY_TEXTS.agentCall(position);
-  const tools = state.tools?.[item.agent];
-  const input = {
+  const specs = state.tools?.[item.agent] ?? [];
+  const offer = turnOffer(graph, item.agent, specs);
+  const input: AgentCallInput = {
     workflowId: state.workflowId,
     agent: item.agent,
     model: agent.model,
     messages,
-    tools: builtinToolsOf(agent.tools),
-    ...(agent.handoffs ? { handoffs: handoffTools(graph, item.agent) } : {}),
-    ...(agent.maxToolRounds !== undefined ? { maxToolRounds: agent.maxToolRounds } : {}),
-    ...(agent.toolChoice ? { toolChoice: agent.toolChoice } : {}),
+    offer,
     goal: state.goal && agent.tools.includes('goal') ? goalSnapshot(state.goal) : undefined,
     responseSchema: options.responseSchema ?? firstCallSchema(graph, item.agent),
     timeoutMs: agent.timeoutMs,
   };
-  return { label, tools: tools && tools.length > 0 ? tools : undefined, input, callAgent: activitiesFor(agent.timeoutMs).callAgent };
+  return { label, specs: specs.length > 0 ? specs : undefined, input, callAgent: activitiesFor(agent.timeoutMs).callAgent };
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
- * The one way a model call is made (an agent, a step of a tool loop, the judge, compaction): listed
- * as running in the current details while it runs, and dispatched again as a new activity when every
- * attempt was lost with its worker (docs/semantics.md, "Agent calls": lost workers are not model
- * failures). The model's own failures keep their 3 attempts and come out as the caller's error; a
- * failed agent call becomes the run's end through {@link failedCall}. Tool calls are not dispatched
- * again (a new activity would get a new idempotency key): `tool-loop.ts` tracks them with
- * {@link tracked} alone.
+ * The one way a model call is made (an agent, a step of a tool dispatch, the judge, compaction):
+ * listed as running in the current details while it runs, and dispatched again as a new activity
+ * when every attempt was lost with its worker (docs/semantics.md, "Agent calls": lost workers are not
+ * model failures) — {@link trackModelCall}, which {@link modelCall} and an agent's dispatch
+ * (`dispatch.ts`) both use. The model's own failures keep their 3 attempts and come out as the
+ * caller's error; a failed agent call becomes the run's end through {@link failedCall}. Tool calls are
+ * not dispatched again (a new activity would get a new idempotency key): `tool-dispatch.ts` tracks
+ * them with {@link tracked} alone.
  */
 import { isCancellation } from '@temporalio/workflow';
 import { ENDS } from '../core/ending/ends';
@@ -24,10 +25,23 @@ export const LOST_CALL_REDISPATCHES = 3;
  * Whether the `lost`-th failure of call `label` was its worker's loss on every attempt, and the call
  * goes out again (then with a warning); false when the failure is the caller's to handle.
  */
-export function dispatchAgain(run: Run, label: string, err: unknown, lost: number): boolean {
+function dispatchAgain(run: Run, label: string, err: unknown, lost: number): boolean {
   if (!lostWithWorker(err) || lost > LOST_CALL_REDISPATCHES) return false;
   warn(run.state, RUN_END_TEXTS.callLost(label, lost, LOST_CALL_REDISPATCHES));
   return true;
+}
+
+/** A model call's bookkeeping while it runs: see the module doc. */
+export interface ModelCallTrack {
+  /** Whether the call, failed with `err` on its `lost`-th try, goes out again (its worker was lost). */
+  again(err: unknown, lost: number): boolean;
+  /** The call is over: no longer listed as running (published unless `publish: false`, see `observe.ts` `running`). */
+  done(options?: { publish: boolean }): void;
+}
+
+/** Start the bookkeeping of a model call tagged `tag` (listed as running from now on). */
+export function trackModelCall(run: Run, tag: CallTag): ModelCallTrack {
+  return { again: (err, lost) => dispatchAgain(run, tag.label, err, lost), done: running(run, tag) };
 }
 
 /** Run `call` listed as running (the current details, the `progress` query) as `tag`. */
@@ -45,17 +59,17 @@ export async function tracked<T>(run: Run, tag: CallTag, call: () => Promise<T>)
  * (tracking and re-dispatch in one promise: the SDK pays for each).
  */
 export async function modelCall<T>(run: Run, tag: CallTag, call: () => Promise<T>): Promise<T> {
-  const done = running(run, tag);
+  const track = trackModelCall(run, tag);
   try {
     for (let lost = 1; ; lost++) {
       try {
         return await call();
       } catch (err) {
-        if (!dispatchAgain(run, tag.label, err, lost)) throw err;
+        if (!track.again(err, lost)) throw err;
       }
     }
   } finally {
-    done();
+    track.done();
   }
 }
 

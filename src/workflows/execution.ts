@@ -27,7 +27,7 @@ export interface Run {
   root: CancellationScope;
   /** Model and tool calls in flight, with their labels (for the current details). */
   running: RunningCall[];
-  /** Tool activities scheduled and not yet settled (bounded, `tool-loop.ts`). */
+  /** Tool activities scheduled and not yet settled (bounded, `tool-dispatch.ts`). */
   pendingToolCalls: number;
   /** troupe's search attributes were set at start, so the run keeps them up to date. */
   indexed: boolean;

@@ -6,8 +6,9 @@
  *
  * The loop is where speed is won (BENCHMARKS.md, B1 and B5): the SDK captures a stack trace for every
  * promise a workflow creates, so the machine decides without any, and a wave of one agent without a
- * round timer or compaction (every step of a pipeline or a review loop) is dispatched right here, so
- * that such a step costs the workflow one `await`, as a bare activity awaited in a loop does.
+ * round timer (every step of a pipeline or a review loop) is carried out right here by the one
+ * dispatch body (`dispatch.ts`), so that such a step costs the workflow one `await`, as a bare
+ * activity awaited in a loop does.
  */
 import {
   allHandlersFinished,
@@ -25,14 +26,13 @@ import { checkGraph, emptyGraph, joinProblems } from '../core/graph/check-graph'
 import { awaitingHumans, keptDecisions, pendingRequests } from '../core/humans/requests';
 import { HUMAN_TEXTS } from '../core/humans/texts';
 import { preparationOf } from '../core/llm/prepare';
-import { summary } from '../core/observe/summaries';
 import { step, type Machine } from '../core/run/step';
 import type { AgentOutcome, Command, RunEvent } from '../core/run/types';
 import { carryState, readCarried } from '../core/state/carry';
 import { startClock, stopClock } from '../core/state/clock';
 import { createRunState, warn } from '../core/state/state';
-import { agentCall, messagesWithoutCompaction, openWave, prepareMessages } from './agent-call';
-import { dispatchAgain, failedCall } from './calls';
+import { openWave } from './agent-call';
+import { AgentDispatch } from './dispatch';
 import type { Run } from './execution';
 import { diagnosticsOf } from './failures';
 import { awaitDecision } from './human-gate';
@@ -41,8 +41,7 @@ import type { RunInput } from '../contract';
 import { publish, publishEnd, running, searchAttributesSet, showDetails } from './observe';
 import { meterEvent } from './run-metrics';
 import { localActivities } from './proxies';
-import { dispatchSucceeded, openDispatchSpan, runSpanEnded, within } from './spans';
-import { runToolLoop } from './tool-loop';
+import { runSpanEnded } from './spans';
 import { dispatchWave, judge, selectSpeaker, WaveTimers } from './waves';
 
 /**
@@ -132,50 +131,32 @@ async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract
         break;
       case 'dispatch': {
         timers = command.timed ? WaveTimers.start(run) : undefined;
-        // a team agent's child workflow goes the general way: the fast path is for one model call
+        // a team agent goes the wave's way, which takes its share of the budgets first
         if (timers || command.items.length > 1 || run.graph.agents[command.items[0].agent].team) {
           const wave = timers;
           event = wave ? await wave.run(run, () => dispatchWave(run, command.items, command.options)) : await dispatchWave(run, command.items, command.options);
           if (wave?.timedOut) event = { ...event, timedOut: wave.timedOut };
           break;
         }
-        // a wave of one agent without a timer: dispatched right here (see the module doc)
-        const [item] = command.items;
+        // a wave of one agent without a timer: `settleDispatch` (dispatch.ts) written out here, so
+        // that the step's one `await` is the agent activity's own (see the module doc)
         const [notes] = openWave(run, command.items, command.options);
+        const d = new AgentDispatch(run, command.items[0], notes, command.options);
         const outcomes: AgentOutcome[] = [];
         let failure: RunEnd | undefined;
-        // the dispatch's `invoke_agent` span when the worker traces (`spans.ts`; nothing otherwise)
-        const span = openDispatchSpan(run, item);
         try {
-          // messages without a promise unless older context must be compacted first
-          const prepared = messagesWithoutCompaction(run, item, notes) ?? (await within(span, () => prepareMessages(run, item, notes)));
-          if (!prepared.ok) failure = prepared.end;
-          else {
-            const { label, tools, input, callAgent } = agentCall(run, item, prepared.messages, command.options);
-            if (tools) outcomes.push({ item, result: await within(span, () => runToolLoop(run, item, prepared.messages, tools, label, command.options.responseSchema)) });
-            else {
-              const done = running(run, { kind: 'agent', agent: item.agent, label });
-              try {
-                for (let lost = 1; ; lost++) {
-                  try {
-                    outcomes.push({ item, result: await within(span, () => callAgent.executeWithOptions({ summary: summary(label) }, [input])) });
-                    break;
-                  } catch (err) {
-                    if (!dispatchAgain(run, label, err, lost)) throw err;
-                  }
-                }
-              } finally {
-                // not published here: every way on to the run's next block publishes first, and
-                // until then no query can see the details (BENCHMARKS.md, B5)
-                done({ publish: false });
-              }
+          for (let lost = 1; ; lost++) {
+            try {
+              outcomes.push(d.succeeded(await d.call()));
+              break;
+            } catch (err) {
+              if (!d.again(err, lost)) throw err;
             }
           }
         } catch (err) {
-          failure = failedCall(run, item.agent, err);
+          failure = d.failed(err);
         } finally {
-          span?.end(outcomes[0] ? dispatchSucceeded(outcomes[0].result) : { ok: false, error: failure?.reason ?? 'cancelled' });
-          run.inFlight = [];
+          d.close();
         }
         event = { kind: 'dispatched', outcomes, ...(failure ? { failure } : {}) };
         break;

@@ -16,22 +16,20 @@ import { judgeInput } from '../core/run/wave';
 import { activeMs } from '../core/state/clock';
 import { terminationView } from '../core/state/view';
 import type { WaveItem } from '../core/waves/types';
-import { agentCall, messagesWithoutCompaction, openWave, prepareMessages } from './agent-call';
-import { failedCall, modelCall } from './calls';
+import { openWave } from './agent-call';
+import { modelCall } from './calls';
+import { AgentDispatch, settleDispatch } from './dispatch';
 import type { Run } from './execution';
 import { failureMessage } from './failures';
 import { activitiesFor, JUDGE_TIMEOUT_MS, SELECTOR_TIMEOUT_MS } from './proxies';
 import { NO_USAGE } from '../core/budgets/ledger';
 import { shareWave, waveParties } from '../core/budgets/shares';
 import type { SelectTurn } from '../core/teams/turns';
-import { teamCall, teamLabel } from './team-call';
-import { runToolLoop } from './tool-loop';
-import { dispatchSucceeded, openDispatchSpan, within, type DispatchSpanEnd } from './spans';
 
 /**
- * Dispatch the agents of a wave concurrently; the outcomes of those that finished, in wave order, and
- * the wave's first failure (which cancels the siblings). Every call is scheduled before the first
- * `await`.
+ * Dispatch the agents of a wave concurrently, each by the one dispatch body (`dispatch.ts`); the
+ * outcomes of those that finished, in wave order, and the wave's first failure (which cancels the
+ * siblings). Every call is scheduled before the first `await`.
  */
 export async function dispatchWave(run: Run, items: WaveItem[], options: DispatchOptions): Promise<Extract<RunEvent, { kind: 'dispatched' }>> {
   const notesFor = openWave(run, items, options);
@@ -42,49 +40,11 @@ export async function dispatchWave(run: Run, items: WaveItem[], options: Dispatc
   const settled: Array<AgentOutcome | undefined> = items.map(() => undefined);
   let failure: RunEnd | undefined;
   const one = async (item: WaveItem, index: number, cancelSiblings: () => void): Promise<void> => {
-    // the dispatch's `invoke_agent` span when the worker traces (`spans.ts`; nothing otherwise)
-    const span = openDispatchSpan(run, item);
-    let ended: DispatchSpanEnd = { ok: false, error: 'cancelled' };
-    try {
-      if (run.graph.agents[item.agent].team) {
-        const team = await within(span, () => teamCall(run, item, teamLabel(run, item), notesFor[index], shareOf.get(item) ?? {}));
-        if (team.ok) {
-          settled[index] = { item, result: team.result };
-          ended = dispatchSucceeded(team.result);
-        } else {
-          failure ??= team.end;
-          ended = { ok: false, error: team.end.reason };
-          cancelSiblings();
-        }
-        return;
-      }
-      // messages without a promise unless older context must be compacted first
-      const prepared = messagesWithoutCompaction(run, item, notesFor[index]) ?? (await within(span, () => prepareMessages(run, item, notesFor[index])));
-      if (!prepared.ok) {
-        failure ??= prepared.end;
-        ended = { ok: false, error: prepared.end.reason };
-        cancelSiblings();
-        return;
-      }
-      const { label, tools, input, callAgent } = agentCall(run, item, prepared.messages, options);
-      const result = await within(span, () =>
-        tools
-          ? runToolLoop(run, item, prepared.messages, tools, label, options.responseSchema)
-          : modelCall(run, { kind: 'agent', agent: item.agent, label }, () => callAgent.executeWithOptions({ summary: summary(label) }, [input])),
-      );
-      settled[index] = { item, result };
-      ended = dispatchSucceeded(result);
-    } catch (err) {
-      const end = failedCall(run, item.agent, err);
-      if (end) {
-        failure ??= end;
-        ended = { ok: false, error: end.reason };
-        cancelSiblings();
-      }
-    } finally {
-      span?.end(ended);
-      run.inFlight = run.inFlight.filter((a) => a !== item.agent);
-    }
+    const { outcome, end } = await settleDispatch(new AgentDispatch(run, item, notesFor[index], options, shareOf.get(item)));
+    settled[index] = outcome;
+    if (!end) return;
+    failure ??= end;
+    cancelSiblings();
   };
   try {
     if (items.length === 1) {
@@ -98,7 +58,6 @@ export async function dispatchWave(run: Run, items: WaveItem[], options: Dispatc
     // the teams' usage is recorded with the wave's outcomes, before any other call can start
     run.reservedToolCalls = 0;
   }
-  run.inFlight = [];
   return { kind: 'dispatched', outcomes: settled.filter((o): o is AgentOutcome => o !== undefined), ...(failure ? { failure } : {}) };
 }
 

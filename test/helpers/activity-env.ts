@@ -1,7 +1,9 @@
 /** Runs troupe's LLM activities in the SDK's MockActivityEnvironment with a quiet logger. */
 import type { Logger } from '@temporalio/worker';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_PARALLEL_TOOL_CALLS } from '../../src/core/config/limits';
 import type { ResolvedModel } from '../../src/core/graph/types';
+import type { TurnOffer } from '../../src/core/llm/contract';
 
 const quiet: Logger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
@@ -20,4 +22,9 @@ export function runIn<A extends unknown[], R>(
   ...args: A
 ): Promise<R> {
   return env.run(fn, ...args) as Promise<R>;
+}
+
+/** What a dispatch offers the model, as the workflow builds it (`core/llm/offer.ts`): nothing but `over`, with the defaults' bounds. */
+export function testOffer(over: Partial<TurnOffer> = {}): TurnOffer {
+  return { builtins: [], workerTools: [], handoffs: [], maxToolRounds: DEFAULT_MAX_TOOL_ROUNDS, maxParallelToolCalls: DEFAULT_PARALLEL_TOOL_CALLS, ...over };
 }

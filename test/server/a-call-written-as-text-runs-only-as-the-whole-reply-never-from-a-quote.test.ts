@@ -12,13 +12,13 @@
  * - an approval request for a call written as text says so, in its summary, its payload,
  *   `troupe status` and what `troupe approve` prints.
  */
+import { HUMAN_TEXTS } from '../../src/core/humans/texts';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPLY_TEXTS } from '../../src/activities/replies';
+import { REPLY_TEXTS } from '../../src/core/llm/follow-ups';
 import { CLI_RUN_TEXTS } from '../../src/cli/run-texts';
-import { TOOL_LOOP_TEXTS } from '../../src/core/llm/tool-loop';
 import { transcriptQuery } from '../../src/contract';
 import { troupe } from '../helpers/cli';
 import { waitForStatus } from '../helpers/runs';
@@ -184,7 +184,7 @@ collaboration:
       expect.objectContaining({
         kind: 'tool_call',
         agent: 'writer',
-        summary: TOOL_LOOP_TEXTS.requestSummaryAsText('writer', 'append_line', args),
+        summary: HUMAN_TEXTS.asks.toolCallAsText('writer', 'append_line', args),
         payload: { tool: 'append_line', arguments: args, writtenAsText: true },
       }),
     ]);

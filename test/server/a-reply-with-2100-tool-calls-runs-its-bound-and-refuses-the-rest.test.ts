@@ -5,10 +5,10 @@
  * so, and the run ends cleanly with every workflow task completed. Across a wave, the run keeps at
  * most 1,024 tool calls pending: nine agents asking for 128 calls each (1,152) wait for slots.
  */
+import { TURN_TEXTS } from '../../src/core/llm/next-step';
 import { temporal } from '@temporalio/proto';
-import { TOOL_LOOP_TEXTS } from '../../src/core/llm/tool-loop';
 import { DEFAULT_PARALLEL_TOOL_CALLS, MAX_PARALLEL_TOOL_CALLS } from '../../src/core/config/limits';
-import { MAX_PENDING_TOOL_CALLS } from '../../src/workflows/tool-loop';
+import { MAX_PENDING_TOOL_CALLS } from '../../src/workflows/tool-dispatch';
 import { rawHistory } from '../helpers/history-scan';
 import { startToolsHarness, type ToolsHarness } from '../helpers/tools';
 
@@ -42,12 +42,12 @@ describe('a reply with 2,100 tool calls', () => {
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', finalText: 'done' });
     expect(r.usage.toolCalls?.total).toBe(runs);
-    expect(r.warnings).toContain(TOOL_LOOP_TEXTS.tooManyCallsWarning('caller', CALLS, runs));
+    expect(r.warnings).toContain(TURN_TEXTS.tooManyCallsWarning('caller', CALLS, runs));
 
     const answers = t.h.stub.requestsFor('caller')[1].messages.filter((m) => m.role === 'tool');
     expect(answers).toHaveLength(CALLS);
     expect(answers.slice(0, runs).map((m) => m.content)).toEqual(calls.slice(0, runs).map((c) => c.arguments.text.toUpperCase()));
-    expect(new Set(answers.slice(runs).map((m) => m.content))).toEqual(new Set([TOOL_LOOP_TEXTS.tooManyCalls(runs)]));
+    expect(new Set(answers.slice(runs).map((m) => m.content))).toEqual(new Set([TURN_TEXTS.tooManyCalls(runs)]));
 
     const events = (await rawHistory(t.h.client, handle.workflowId)).events ?? [];
     expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && e.activityTaskScheduledEventAttributes?.activityType?.name === 'callTool')).toHaveLength(runs);

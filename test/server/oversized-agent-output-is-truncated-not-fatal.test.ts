@@ -1,7 +1,6 @@
-import { AGENT_LIMITS, } from '../../src/activities/agent';
+import { TURN_LIMITS, TURN_TEXTS } from '../../src/core/llm/next-step';
 import { TEXT_CAP_BYTES } from '../../src/core/state/state';
 import { startHarness, type Harness } from '../helpers/runs';
-import { ACTIVITY_TEXTS } from '../../src/activities/texts';
 
 const MB3 = 3 * 1024 * 1024;
 /** 3 MiB of mixed ASCII and 3-byte CJK text (so cuts must respect UTF-8 boundaries). */
@@ -42,8 +41,8 @@ collaboration:
 
     const warning = r.warnings.find((w) => w.startsWith('agent writer: output cut'));
     const dropped = Number(/\((\d+) bytes dropped\)/.exec(warning ?? '')?.[1]);
-    expect(warning).toBe(ACTIVITY_TEXTS.agent.truncated('writer', dropped, AGENT_LIMITS.maxTextBytes));
-    expect(MB3 - dropped).toBeLessThanOrEqual(AGENT_LIMITS.maxTextBytes);
+    expect(warning).toBe(TURN_TEXTS.truncated('writer', dropped, TURN_LIMITS.maxTextBytes));
+    expect(MB3 - dropped).toBeLessThanOrEqual(TURN_LIMITS.maxTextBytes);
 
     const critic = h.stub.requestsFor('critic')[0];
     expect(critic.prompt).toContain(`[troupe: truncated ${m![1]} bytes]`);

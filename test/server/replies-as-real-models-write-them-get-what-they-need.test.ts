@@ -15,7 +15,7 @@
  * - a goal no agent reported on ends `goal_never_reported`;
  * - a timed-out model call names the agent and the setting; a timed-out tool its timeout_ms.
  */
-import { REPLY_TEXTS } from '../../src/activities/replies';
+import { REPLY_TEXTS } from '../../src/core/llm/follow-ups';
 import { RUN_END_TEXTS } from '../../src/core/ending/texts';
 import { GOAL_TEXTS } from '../../src/core/goals/texts';
 import { PROMPT_TEXTS } from '../../src/core/prompts/build';

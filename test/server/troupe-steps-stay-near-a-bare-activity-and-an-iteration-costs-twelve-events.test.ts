@@ -29,7 +29,7 @@ const ROUNDS = 2;
 /**
  * A troupe step may create at most this many promises more than a floor step. Counted while
  * replaying: 9.7 against the floor's 9.5, and 17.7 before a one-agent wave was dispatched from the
- * round loop itself (`src/workflows/lean.ts`).
+ * round loop itself (`src/workflows/run.ts`, with the one dispatch body of `src/workflows/dispatch.ts`).
  */
 const EXTRA_PROMISES_PER_STEP = 1;
 

@@ -62,13 +62,21 @@ export function clip(value: string, max: number = MAX_QUOTED_CHARS): string {
 
 /**
  * The most agents a role may declare, and the most tool calls of one reply that may run: with the
- * run's bound on pending tool calls (`MAX_PENDING_TOOL_CALLS`, `src/workflows/tool-loop.ts`), no wave can come near the 2,000
+ * run's bound on pending tool calls (`MAX_PENDING_TOOL_CALLS`, `src/workflows/tool-dispatch.ts`), no wave can come near the 2,000
  * activities Temporal lets one run have pending (past them every workflow task of the run fails).
  */
 export const MAX_AGENTS = 256;
 
 /** The largest `max_parallel_tool_calls` (see {@link MAX_AGENTS}); the default is 32. */
 export const MAX_PARALLEL_TOOL_CALLS = 128;
+
+/**
+ * `max_tool_rounds` when neither the agent, its model nor the role's `model` sets it: the tool rounds
+ * of one dispatch before its closing call (`tool_choice: none`). The one default, applied when the
+ * role is compiled (`core/graph/resolve.ts`), for an agent with worker tools and one with built-ins
+ * alike (docs/semantics.md, "Tools").
+ */
+export const DEFAULT_MAX_TOOL_ROUNDS = 8;
 
 /** `max_parallel_tool_calls` when neither the agent nor its model sets it. */
 export const DEFAULT_PARALLEL_TOOL_CALLS = 32;

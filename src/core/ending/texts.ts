@@ -46,7 +46,4 @@ export const RUN_END_TEXTS = {
   windowExceeded: (agent: string, tokens: number, window: number) =>
     `token_window_exceeded: ${agent}'s prompt needs ~${tokens} tokens, more than its context_window ${window} allows`,
   malformedSignal: (name: string, detail: string) => `ignored malformed ${name} signal: ${detail}`,
-  beforeExitSummary: (agents: string, preview: string) => `approve the final result of ${agents}: ${preview}`,
-  requestSummary: (agent: string, type: string) => `${agent} asked for ${type.replace(/_/g, ' ')}`,
-  handoffSummary: (agent: string) => `${agent} handed off to you`,
 } as const;

@@ -68,7 +68,7 @@ function buildGraphSchema() {
           description: text.optional(),
           model: ModelSchema,
           tools: z.array(toolGlob(copy(TOOL_NAME_RE))).max(1000),
-          maxToolRounds: positiveInt.optional(),
+          maxToolRounds: positiveInt,
           maxParallelToolCalls: positiveInt.max(MAX_PARALLEL_TOOL_CALLS).optional(),
           timeoutMs: positiveInt,
           onTruncated: z.literal('accept').optional(),

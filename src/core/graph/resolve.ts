@@ -3,14 +3,12 @@
  * each agent's and the judge's own), agents with their defaults, goal, output, approval, budget.
  * Pure.
  */
-import { DEFAULT_PARALLEL_TOOL_CALLS } from '../config/limits';
+import { DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_PARALLEL_TOOL_CALLS } from '../config/limits';
 import type { AgentConfig, BudgetConfig, GoalConfig, ModelConfig, RoleConfig } from '../config/schema';
 import type { CompiledAgent, CompiledBudget, CompiledGoal, CompiledGraph, ResolvedModel } from './types';
 
 /** Model used when neither the agent nor the top-level `model` names one. */
 const DEFAULT_MODEL_NAME = 'gpt-4o-mini';
-/** Tool rounds of one dispatch before its closing call, when neither the agent nor its model sets it. */
-const DEFAULT_MAX_TOOL_ROUNDS = 8;
 
 /** Agent activity start-to-close when `timeout_ms` is not set. */
 const DEFAULT_AGENT_TIMEOUT_MS = 30_000;

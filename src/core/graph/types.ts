@@ -52,8 +52,8 @@ export interface CompiledAgent {
   model: ResolvedModel;
   /** Tools the agent may use, as written: `goal`, `signal`, module tools, `server.tool`, `server.*`. */
   tools: string[];
-  /** Tool rounds of one dispatch before the closing call (absent in graphs compiled by troupe 0.1: 4). */
-  maxToolRounds?: number;
+  /** Tool rounds of one dispatch before the closing call (`DEFAULT_MAX_TOOL_ROUNDS` unless the role sets it). */
+  maxToolRounds: number;
   /** Tool calls of one reply that run (absent in graphs compiled before troupe 0.3: 32). */
   maxParallelToolCalls?: number;
   timeoutMs: number;

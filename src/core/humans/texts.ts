@@ -1,6 +1,6 @@
 /**
- * Every text of the humans room (ignored payloads, decisions that match no request, the answers of
- * decisions and what follows them), in one place so tests pin them.
+ * Every text of the humans room (what a request says, ignored payloads, decisions that match no
+ * request, the answers of decisions and what follows them), in one place so tests pin them.
  */
 import { clip } from '../config/limits';
 
@@ -22,6 +22,16 @@ const REASONS = {
 } as const;
 
 export const HUMAN_TEXTS = {
+  /** The summary each kind of request opens with (`open.ts`), as `status`, the CLI and the Web UI show it. */
+  asks: {
+    signal: (agent: string, type: string) => `${agent} asked for ${type.replace(/_/g, ' ')}`,
+    handoff: (agent: string) => `${agent} handed off to you`,
+    beforeExit: (agents: string, preview: string) => `approve the final result of ${agents}: ${preview}`,
+    toolCall: (agent: string, tool: string, args: string) => `${agent} wants to call ${tool} ${args}`,
+    /** A call the model wrote as text in its reply instead of making it. */
+    toolCallAsText: (agent: string, tool: string, args: string) =>
+      `${agent} wants to call ${tool} ${args} (written as text in its reply, not made through the tools interface)`,
+  },
   /** Texts of payload warnings, so tests can pin them. */
   signals: {
     malformed: (name: string, issue: string) => `ignored malformed ${name} signal: ${issue}`,

@@ -1,7 +1,7 @@
 /**
  * The built-in `goal` and `signal` tools: their OpenAI function definitions and
- * the validation of a model's call into a {@link ToolEvent}. Pure: the agent activity runs it inside its
- * tool loop, and the workflow later applies the events in wave order. An invalid call changes nothing;
+ * the validation of a model's call into a {@link ToolEvent}. Pure: the agent activity (or the workflow's
+ * tool dispatch) answers a call with it, and the workflow later applies the events in wave order. An invalid call changes nothing;
  * its error text goes back to the model as the tool result.
  */
 import { REQUEST_SIGNAL_KINDS } from '../humans/requests';

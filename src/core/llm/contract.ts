@@ -5,7 +5,7 @@
 import type { UsageLedger } from '../budgets/ledger';
 import type { CompiledGraph, ResolvedModel } from '../graph/types';
 import type { TokenCounts } from '../conditions/view';
-import type { ToolCallRecord, ToolDefinition } from './tool-contract';
+import type { LoopMessage, ToolCallRecord, ToolCallRequest, ToolDefinition, WorkerFunctionTool } from './tool-contract';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -43,19 +43,74 @@ export interface HandoffTool {
   description: string;
 }
 
+/**
+ * What a dispatch offers the model, the same for each of its model calls: what the decision after
+ * every model turn (`next-step.ts`) reads a reply against. Built in one place (`offer.ts`,
+ * `turnOffer`), for the agent activity and the tool dispatch alike; an empty list is left out, since
+ * the offer is in every agent call's input in the history.
+ */
+export interface TurnOffer {
+  /** The built-in tools offered (`goal`, `signal`), answered by the loop itself; absent: none. */
+  builtins?: Array<'goal' | 'signal'>;
+  /** The worker tools offered, as the model sees them; `gated`: `approval.tools` names the tool. Absent: none. */
+  workerTools?: Array<{ definition: WorkerFunctionTool; gated?: true }>;
+  /** The agent's `transfer_to_<target>` tools (docs/teams.md, "Handoffs"); absent: none. */
+  handoffs?: HandoffTool[];
+  /** Tool rounds before the closing call (`tool_choice: none`): the agent's `max_tool_rounds`. */
+  maxToolRounds: number;
+  /** Tool calls of one reply that run (`max_parallel_tool_calls`); the others get an error text. */
+  maxParallelToolCalls: number;
+  /** `required`: the first reply of the dispatch must call a tool (`tool_choice: required`, enforced once by troupe). */
+  toolChoice?: 'required';
+}
+
+/** Where a dispatch is: the tool rounds it has run, and whether its next model call is the closing one. */
+export interface Turn {
+  round: number;
+  /** The next call is the closing call (`tool_choice: none`) before `max_tool_rounds`: the tool budget refused a call. */
+  closing?: true;
+}
+
+/** How the loop carries out one call of a reply (`next-step.ts` decides). */
+export type CallPlan =
+  /** A built-in tool (`goal`, `signal`): answered by `handleToolCall`. */
+  | { run: 'builtin' }
+  /** A worker tool: its `callTool` activity, after a human's approval when `gated`. */
+  | { run: 'worker'; gated?: true }
+  /** A transfer: nothing runs; `answer` is its tool result (made, or refused as a second transfer). */
+  | { run: 'transfer'; answer: string }
+  /** A tool the agent was not offered: nothing runs; the model is told what it has. */
+  | { run: 'unknown' }
+  /** Past the reply's `max_parallel_tool_calls`: nothing runs; the model is told to ask for fewer. */
+  | { run: 'past_limit' };
+
+/** A call of a reply, with its id made reliable, and how it is carried out. */
+export type PlannedCall = ToolCallRequest & CallPlan;
+
+/**
+ * What happens after a model turn (`next-step.ts`), as the OpenAI Agents runner's `NextStep`: the
+ * agent activity and the workflow's tool dispatch carry it out and decide nothing themselves.
+ */
+export type NextStep =
+  /** Ask once more within the same model call (docs/semantics.md, "Agent calls"): send the reply and `request`. */
+  | { kind: 'ask_again'; reply: string; request: string }
+  /** The reply is the agent's answer: `text` is its final text (continuations joined, refusal, cut to its bound). */
+  | { kind: 'final'; text: string; finishReason?: string }
+  /** Run these calls, answer each in order, and call the model again. `text`: the reply's own text. */
+  | { kind: 'run_tools'; text: string; calls: PlannedCall[]; finishReason?: string }
+  /** Run these calls (the transfer's is answered), then the turn ends with `transfer`; `text` is the final text. */
+  | { kind: 'hand_off'; text: string; calls: PlannedCall[]; transfer: Extract<ToolEvent, { tool: 'handoff' }>; finishReason?: string };
+
+/** A step that ends a model call: what the model-call activity returns ({@link NextStep} but `ask_again`, which it carries out). */
+export type SettledStep = Exclude<NextStep, { kind: 'ask_again' }>;
+
 export interface AgentCallInput {
   workflowId: string;
   agent: string;
   model: ResolvedModel;
   messages: ChatMessage[];
-  /** The built-in tools offered (`goal`, `signal`). */
-  tools: Array<'goal' | 'signal'>;
-  /** The agent's `transfer_to_<target>` tools (docs/teams.md, "Handoffs"); none when absent. */
-  handoffs?: HandoffTool[];
-  /** Tool rounds before the closing call (`tool_choice: none`); 4 when absent. */
-  maxToolRounds?: number;
-  /** `required`: the first reply must call a tool (`tool_choice: required`, enforced once by troupe). */
-  toolChoice?: 'required';
+  /** The tools offered: built-ins and transfers (an agent with worker tools goes the tool dispatch instead). */
+  offer: TurnOffer;
   goal?: GoalSnapshot;
   /** JSON Schema to request as `response_format: json_schema` (schema retries). */
   responseSchema?: Record<string, unknown>;
@@ -78,12 +133,36 @@ export interface AgentCallResult {
   toolCalls?: ToolCallRecord[];
   /**
    * `hashResult` of the text's recorded form (`recordedForm`), computed by the agent activity with
-   * the native SHA-256 so the workflow does not hash in JS. Absent from tool-loop results and from
+   * the native SHA-256 so the workflow does not hash in JS. Absent from tool dispatches' results and from
    * results recorded by earlier workers; the workflow then hashes the text itself.
    */
   resultHash?: string;
   /** A team agent's result: its child run and that run's usage, which counts in the parent's (docs/teams.md, "Nested teams"). */
   team?: { workflowId: string; usage: UsageLedger };
+}
+
+/** One model call of the tool dispatch (an agent with worker tools): the conversation so far and where the dispatch is. */
+export interface ModelCallInput {
+  workflowId: string;
+  agent: string;
+  model: ResolvedModel;
+  messages: LoopMessage[];
+  offer: TurnOffer;
+  turn: Turn;
+  /** JSON Schema to request as `response_format: json_schema` (schema retries). */
+  responseSchema?: Record<string, unknown>;
+  timeoutMs: number;
+}
+
+/** What one model call came to: the step the workflow carries out, and what the call cost. */
+export interface ModelCallResult {
+  next: SettledStep;
+  usage: TokenCounts;
+  model: string;
+  requestId?: string;
+  warnings: string[];
+  /** Requests the call made, when more than one (a follow-up asked within the call: `core/llm/follow-ups.ts`). */
+  llmCalls?: number;
 }
 
 /**

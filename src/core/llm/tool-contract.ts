@@ -2,8 +2,6 @@
  * The contract of an agent that uses worker tools (MCP servers and module tools): each model call
  * and each tool call is its own activity, driven by the workflow. Plain JSON in, plain JSON out.
  */
-import type { ResolvedModel } from '../graph/types';
-import type { TokenCounts } from '../conditions/view';
 
 /**
  * A worker tool (an MCP server's tool or a module tool) as the workflow records it when a run starts:
@@ -66,7 +64,7 @@ export interface ToolCallRequest {
   id: string;
   name: string;
   arguments: string;
-  /** The model wrote the call as text in its reply instead of making it (activities/replies.ts); an approval request says so. */
+  /** The model wrote the call as text in its reply instead of making it (`core/llm/follow-ups.ts`); an approval request says so. */
   asText?: true;
 }
 
@@ -75,36 +73,6 @@ export type LoopMessage =
   | { role: 'system' | 'user' | 'assistant'; content: string }
   | { role: 'assistant'; content: string | null; toolCalls: ToolCallRequest[] }
   | { role: 'tool'; toolCallId: string; content: string };
-
-/** One model call of a tool loop. */
-export interface ModelCallInput {
-  workflowId: string;
-  agent: string;
-  model: ResolvedModel;
-  messages: LoopMessage[];
-  tools: WorkerFunctionTool[];
-  /**
-   * `none` for the closing call after the last tool round; `required` for the first call of a
-   * dispatch whose agent must call a tool first (`tool_choice: required`).
-   */
-  toolChoice?: 'none' | 'required';
-  /** JSON Schema to request as `response_format: json_schema` (schema retries). */
-  responseSchema?: Record<string, unknown>;
-  timeoutMs: number;
-}
-
-/** The model's reply: its text, and the tool calls it asks for (none on a closing call). */
-export interface ModelCallResult {
-  text: string;
-  toolCalls: ToolCallRequest[];
-  usage: TokenCounts;
-  model: string;
-  requestId?: string;
-  finishReason?: string;
-  warnings: string[];
-  /** Requests the call made, when more than one (a follow-up asked within the call: activities/replies.ts). */
-  llmCalls?: number;
-}
 
 /** One tool call, run by the worker that offers the tool. */
 export interface ToolCallInput {

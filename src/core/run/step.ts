@@ -14,9 +14,8 @@ import { decideNext, type DecisionPoint, type NextStep } from '../ending/decide'
 import { ENDS } from '../ending/ends';
 import { finalAgents, finalText, type RunEnd } from '../ending/result';
 import { situationOf, type WaveEffects } from '../ending/situation';
-import { RUN_END_TEXTS } from '../ending/texts';
 import { actOnDecisions } from '../humans/act';
-import { openHumanRequest } from '../humans/decisions';
+import { askHuman } from '../humans/open';
 import { takeDecided } from '../humans/requests';
 import type { CompiledGraph } from '../graph/types';
 import { outputCheck, type OutputVerdict } from '../output/check';
@@ -242,15 +241,7 @@ function roundEnd(m: Machine, end: RunEnd, env: StepEnv): Command {
   const current = outcome.goalEnd ? { ...outcome.goalEnd } : end;
   if (graph.approval.beforeExit && (current.status === 'completed' || current.status === 'exhausted')) {
     const agents = finalAgents(state);
-    const text = finalText(state, agents);
-    // its digest covers the whole final text, as the RunResult will carry it
-    const request = openHumanRequest(state, {
-      kind: 'before_exit',
-      agent: agents.join(','),
-      summary: RUN_END_TEXTS.beforeExitSummary(agents.join(','), text.slice(0, 300)),
-      gate: { tool: '', text },
-      now: env.now,
-    });
+    const request = askHuman(state, { kind: 'before_exit', agents, text: finalText(state, agents) }, env.now);
     m.phase = { at: 'exit_approval', end: current, requestId: request.id };
     return { kind: 'await_decision', requestId: request.id };
   }

@@ -40,8 +40,11 @@ export type Phase =
   | { at: 'waves' }
   /** A selector team's next speaker is being chosen (docs/teams.md, "Selector teams"). */
   | { at: 'selecting'; turn: SelectTurn }
-  /** A wave was dispatched; its outcome comes next (a retry carries the round end it serves). */
-  | { at: 'wave'; kind: DispatchKind; retry?: Extract<Phase, { at: 'retries' }> }
+  /**
+   * A wave was dispatched; its outcome comes next (a retry carries the round end it serves). While a
+   * gated tool call of the wave waits for a human, `waiting` lists its request (`tool-approval.ts`).
+   */
+  | { at: 'wave'; kind: DispatchKind; retry?: Extract<Phase, { at: 'retries' }>; waiting?: string[] }
   /** The wave's results are recorded; the judge's verdicts come next, then routing. */
   | { at: 'judging'; recorded: RecordedResult[] }
   /** The wave is done; what follows is decided (and waited for, when humans must decide first). */

@@ -2,8 +2,8 @@
  * Handoffs (docs/teams.md, "Handoffs"): the `transfer_to_<target>` tools an agent is offered, and
  * what a reply's transfer calls do. The first transfer of a reply is made; any other gets an error
  * text, and the agent is told at its next dispatch. A transfer ends the agent's turn. Pure: the
- * agent activity and the workflow's tool loop both read replies with it, and the workflow applies
- * the transfer when it records the result.
+ * decision after a model turn (`core/llm/next-step.ts`) reads a reply's transfers with it, and the
+ * workflow applies the transfer when it records the result.
  */
 import type { HandoffTool, ToolEvent } from '../llm/contract';
 import type { WorkerFunctionTool } from '../llm/tool-contract';

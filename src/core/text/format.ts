@@ -29,3 +29,12 @@ export function prettyJson(text: string): string {
     return text;
   }
 }
+
+/** Characters of a text {@link brief} keeps by default: a call's arguments and result in the transcript and `troupe run` lines. */
+export const BRIEF_CHARS = 160;
+
+/** A text in brief: whitespace collapsed, at most `chars` characters. */
+export function brief(text: string, chars: number = BRIEF_CHARS): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > chars ? `${flat.slice(0, chars - 1)}…` : flat;
+}

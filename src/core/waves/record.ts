@@ -8,10 +8,9 @@
 import { USER, type CompiledGraph } from '../graph/types';
 import { addUsage, recordCall, recordTeamRun } from '../budgets/ledger';
 import type { GoalEvent } from '../goals';
-import { openHumanRequest } from '../humans/decisions';
+import { askHuman } from '../humans/open';
 import { REQUEST_SIGNAL_KINDS } from '../humans/requests';
 import type { AgentCallResult } from '../llm/contract';
-import { RUN_END_TEXTS } from '../ending/texts';
 import { endsAtUserHandoff, hashWindow, updateLatches } from '../conditions/walk';
 import { recapText } from '../text/utf8';
 import { hashResult } from '../text/hash';
@@ -116,16 +115,9 @@ export function recordResult(
       continue;
     }
     recordInLedger(state, { type: event.type, payload: event.payload, at: new Date(now).toISOString(), source: item.agent });
-    const requestKind = REQUEST_SIGNAL_KINDS[event.type];
-    if (requestKind) {
-      openHumanRequest(state, {
-        kind: requestKind,
-        agent: item.agent,
-        summary: event.summary ?? summarizePayload(event.payload) ?? RUN_END_TEXTS.requestSummary(item.agent, event.type),
-        payload: event.payload,
-        held: { text: captured, triggers: item.triggers },
-        now,
-      });
+    if (REQUEST_SIGNAL_KINDS[event.type]) {
+      const { type, payload, summary } = event;
+      askHuman(state, { kind: 'signal', agent: item.agent, type, payload, ...(summary !== undefined ? { summary } : {}), held: { text: captured, triggers: item.triggers } }, now);
     }
   }
   if (handoff) recordHandoff(state, graph, item, handoff, refused, captured, now);
@@ -159,14 +151,7 @@ function recordHandoff(
     return;
   }
   if (endsAtUserHandoff(graph.termination)) return;
-  openHumanRequest(state, {
-    kind: 'handoff',
-    agent: item.agent,
-    summary: handoff.message ?? RUN_END_TEXTS.handoffSummary(item.agent),
-    ...(handoff.message ? { payload: { message: handoff.message } } : {}),
-    held: { text: captured, triggers: item.triggers },
-    now,
-  });
+  askHuman(state, { kind: 'handoff', agent: item.agent, ...(handoff.message ? { message: handoff.message } : {}), held: { text: captured, triggers: item.triggers } }, now);
 }
 
 /** The tools that ran in this result, each once in the round (worker tools by their name in `tools:`, and `goal`/`signal`). */
@@ -226,17 +211,6 @@ function transcriptStep(
     kind: where.kind,
     ...(result.toolCalls?.length ? { tools: result.toolCalls } : {}),
   };
-}
-
-/** A one-line summary from a signal payload's usual fields. */
-function summarizePayload(payload: unknown): string | undefined {
-  if (payload && typeof payload === 'object') {
-    const p = payload as Record<string, unknown>;
-    for (const key of ['summary', 'question', 'message', 'reason', 'text']) {
-      if (typeof p[key] === 'string' && p[key]) return p[key] as string;
-    }
-  }
-  return undefined;
 }
 
 /** Record a signal received by the workflow (the `signal` signal) in the ledger and the round. */

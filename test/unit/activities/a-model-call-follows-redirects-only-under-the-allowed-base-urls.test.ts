@@ -13,7 +13,7 @@ import { MAX_REDIRECTS, RedirectRefusedError, allowedPrefixFetch } from '../../.
 import { ACTIVITY_TEXTS } from '../../../src/activities/texts';
 import type { AgentCallInput } from '../../../src/core/llm/contract';
 import { FAILURE_TYPES } from '../../../src/core/llm/contract';
-import { activityEnv, runIn, testModel } from '../../helpers/activity-env';
+import { activityEnv, runIn, testModel, testOffer } from '../../helpers/activity-env';
 import { completion, startMiniLlm, type MiniLlm, type Reply } from '../../helpers/mini-llm';
 
 const KEY = 'sk-redirect-canary-0b5e';
@@ -22,7 +22,7 @@ const input = (over: Partial<AgentCallInput> = {}): AgentCallInput => ({
   agent: 'writer',
   model: testModel,
   messages: [{ role: 'user', content: 'hi' }],
-  tools: [],
+  offer: testOffer(),
   timeoutMs: 30_000,
   ...over,
 });

@@ -12,7 +12,7 @@ import {
 } from '../../../src/activities/llm';
 import type { AgentCallInput, LlmFailureDetails } from '../../../src/core/llm/contract';
 import { decodeHeaderValue, encodeHeaderValue, FAILURE_TYPES, TROUPE_HEADERS } from '../../../src/core/llm/contract';
-import { activityEnv, runIn, testModel } from '../../helpers/activity-env';
+import { activityEnv, runIn, testModel, testOffer } from '../../helpers/activity-env';
 import { completion, errorBody, startMiniLlm, type MiniLlm } from '../../helpers/mini-llm';
 import { ACTIVITY_TEXTS } from '../../../src/activities/texts';
 
@@ -21,7 +21,7 @@ const input = (over: Partial<AgentCallInput> = {}): AgentCallInput => ({
   agent: 'writer',
   model: testModel,
   messages: [{ role: 'user', content: 'hi' }],
-  tools: [],
+  offer: testOffer(),
   timeoutMs: 30_000,
   ...over,
 });

@@ -10,7 +10,7 @@
 import { createActivities } from '../../../src/activities';
 import { allowedPrefixFetch } from '../../../src/activities/redirects';
 import type { AgentCallInput } from '../../../src/core/llm/contract';
-import { activityEnv, runIn, testModel } from '../../helpers/activity-env';
+import { activityEnv, runIn, testModel, testOffer } from '../../helpers/activity-env';
 import { completion, startMiniLlm, type MiniLlm, type Reply } from '../../helpers/mini-llm';
 
 const KEY = 'sk-cross-origin-canary-7d1f';
@@ -19,7 +19,7 @@ const input: AgentCallInput = {
   agent: 'writer',
   model: testModel,
   messages: [{ role: 'user', content: 'hi' }],
-  tools: [],
+  offer: testOffer(),
   timeoutMs: 30_000,
 };
 const redirect = (location: string, status = 307): Reply => ({ status, headers: { location }, raw: '' });

@@ -1,11 +1,11 @@
 import { createActivities } from '../../../src/activities';
-import { AGENT_LIMITS, } from '../../../src/activities/agent';
 import type { AgentCallInput, GoalSnapshot } from '../../../src/core/llm/contract';
 import { GOAL_TOOL, SIGNAL_TOOL, BUILTIN_TOOL_TEXTS } from '../../../src/core/llm/builtin-tools';
-import { activityEnv, runIn, testModel } from '../../helpers/activity-env';
+import { activityEnv, runIn, testModel, testOffer } from '../../helpers/activity-env';
 import { completion, errorBody, startMiniLlm, type MiniLlm, type Reply, type SeenRequest } from '../../helpers/mini-llm';
 import { ACTIVITY_TEXTS } from '../../../src/activities/texts';
-import { REPLY_TEXTS } from '../../../src/activities/replies';
+import { REPLY_TEXTS } from '../../../src/core/llm/follow-ups';
+import { TURN_LIMITS, TURN_TEXTS } from '../../../src/core/llm/next-step';
 
 const goal: GoalSnapshot = { objective: 'ship v1', status: 'active', turnCount: 3, maxTurns: 10 };
 
@@ -17,7 +17,7 @@ const input = (over: Partial<AgentCallInput> = {}): AgentCallInput => ({
     { role: 'system', content: 'You write.' },
     { role: 'user', content: 'Write a haiku.' },
   ],
-  tools: [],
+  offer: testOffer(),
   timeoutMs: 30_000,
   ...over,
 });
@@ -68,7 +68,7 @@ describe('callAgent', () => {
   it('offers the goal and signal tool definitions and asks for json_schema output when a responseSchema is given', async () => {
     const acts = await start(() => ({ json: completion({ content: '{"score": 1}' }) }));
     const schema = { type: 'object', properties: { score: { type: 'number' } }, required: ['score'] };
-    await runIn(activityEnv(), acts.callAgent, input({ tools: ['goal', 'signal'], goal, responseSchema: schema }));
+    await runIn(activityEnv(), acts.callAgent, input({ offer: testOffer({ builtins: ['goal', 'signal'] }), goal, responseSchema: schema }));
     const body = stub!.requests[0]!.body;
     expect(body.tools).toEqual([GOAL_TOOL, SIGNAL_TOOL]);
     expect(body.tool_choice).toBeUndefined();
@@ -107,7 +107,7 @@ describe('callAgent', () => {
         ? { json: completion({ toolCalls: [{ id: 'c1', name: 'goal', arguments: { action: 'update_status', status: 'completed' } }] }) }
         : { json: completion({ content: 'done' }) },
     );
-    const result = await runIn(activityEnv(), acts.callAgent, input({ tools: ['goal'], goal }));
+    const result = await runIn(activityEnv(), acts.callAgent, input({ offer: testOffer({ builtins: ['goal'] }), goal }));
     expect(result.toolEvents).toEqual([]);
     expect(result.text).toBe('done');
     const second = stub!.requests[1]!.body.messages;
@@ -129,7 +129,7 @@ describe('callAgent', () => {
           }
         : { json: completion({ content: 'final' }) },
     );
-    const result = await runIn(activityEnv(), acts.callAgent, input({ tools: ['goal', 'signal'], goal }));
+    const result = await runIn(activityEnv(), acts.callAgent, input({ offer: testOffer({ builtins: ['goal', 'signal'] }), goal }));
     expect(result.toolEvents).toEqual([
       { tool: 'goal', action: 'update_status', status: 'completed', evidence: 'tests pass' },
       { tool: 'signal', type: 'need_approval', payload: { draft: 2 }, summary: 'ok?' },
@@ -142,14 +142,14 @@ describe('callAgent', () => {
     expect(toolMessages[2].content).toBe(BUILTIN_TOOL_TEXTS.errorUnknownTool('lookup', ['goal', 'signal']));
   });
 
-  it('caps the tool loop at 4 rounds and makes one last call with tool_choice none', async () => {
+  it('caps the tool loop at max_tool_rounds (4 here) and makes one last call with tool_choice none', async () => {
     const acts = await start((_req, i) =>
       i < 5
         ? { json: completion({ toolCalls: [{ id: `s${i}`, name: 'signal', arguments: { type: `step_${i}` } }] }) }
         : { json: completion({ content: 'too many' }) },
     );
-    const result = await runIn(activityEnv(), acts.callAgent, input({ tools: ['signal'] }));
-    expect(stub!.requests).toHaveLength(AGENT_LIMITS.maxToolRounds + 1);
+    const result = await runIn(activityEnv(), acts.callAgent, input({ offer: testOffer({ builtins: ['signal'], maxToolRounds: 4 }) }));
+    expect(stub!.requests).toHaveLength(4 + 1);
     expect(stub!.requests.slice(0, 4).map((r) => r.body.tool_choice)).toEqual([undefined, undefined, undefined, undefined]);
     expect(stub!.requests[4]!.body.tool_choice).toBe('none');
     expect(stub!.requests[4]!.body.tools).toEqual([SIGNAL_TOOL]);
@@ -160,7 +160,7 @@ describe('callAgent', () => {
       'step_3',
     ]);
     expect(result.llmCalls).toBe(5);
-    expect(result.warnings).toEqual([ACTIVITY_TEXTS.agent.toolRoundsExhausted('writer', 4)]);
+    expect(result.warnings).toEqual([TURN_TEXTS.closingCallIgnored('writer', 4)]);
   });
 
   it('cuts a 3 MB reply to 256 KiB with the truncation marker and a warning', async () => {
@@ -168,14 +168,14 @@ describe('callAgent', () => {
     const acts = await start(() => ({ json: completion({ content: big }) }));
     const result = await runIn(activityEnv(), acts.callAgent, input());
     const bytes = Buffer.byteLength(result.text, 'utf8');
-    expect(bytes).toBeLessThanOrEqual(AGENT_LIMITS.maxTextBytes);
-    expect(bytes).toBeGreaterThan(AGENT_LIMITS.maxTextBytes - 64);
+    expect(bytes).toBeLessThanOrEqual(TURN_LIMITS.maxTextBytes);
+    expect(bytes).toBeGreaterThan(TURN_LIMITS.maxTextBytes - 64);
     const match = /\n\[troupe: truncated (\d+) bytes\]$/.exec(result.text);
     expect(match).not.toBeNull();
     const kept = result.text.slice(0, match!.index);
     expect(kept).toBe('é'.repeat(kept.length));
     expect(Buffer.byteLength(kept, 'utf8') + Number(match![1])).toBe(3_000_000);
-    expect(result.warnings).toEqual([ACTIVITY_TEXTS.agent.truncated('writer', Number(match![1]), AGENT_LIMITS.maxTextBytes)]);
+    expect(result.warnings).toEqual([TURN_TEXTS.truncated('writer', Number(match![1]), TURN_LIMITS.maxTextBytes)]);
   });
 
   it('asks once to continue a reply cut at max_tokens, and joins the two texts', async () => {
@@ -190,6 +190,6 @@ describe('callAgent', () => {
     const acts = await start(() => ({ json: completion({ content: 'cut sho', finishReason: 'length' }) }));
     const result = await runIn(activityEnv(), acts.callAgent, input());
     expect(result).toMatchObject({ text: 'cut shocut sho', finishReason: 'length', llmCalls: 2 });
-    expect(result.warnings).toEqual([REPLY_TEXTS.continued('writer'), ACTIVITY_TEXTS.agent.lengthFinish('writer')]);
+    expect(result.warnings).toEqual([REPLY_TEXTS.continued('writer'), TURN_TEXTS.lengthFinish('writer')]);
   });
 });

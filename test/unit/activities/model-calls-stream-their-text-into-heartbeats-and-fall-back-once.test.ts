@@ -12,7 +12,7 @@ import { ACTIVITY_TEXTS } from '../../../src/activities/texts';
 import type { AgentCallInput, JudgeInput } from '../../../src/core/llm/contract';
 import { LIVE_TEXT_LIMITS, readLiveText, type LiveText } from '../../../src/core/observe/live';
 import { FAILURE_TYPES } from '../../../src/core/llm/contract';
-import { activityEnv, runIn, testModel } from '../../helpers/activity-env';
+import { activityEnv, runIn, testModel, testOffer } from '../../helpers/activity-env';
 import { startStubLlm, type StubLlm } from '../../helpers/stub-llm';
 
 const input = (over: Partial<AgentCallInput> = {}): AgentCallInput => ({
@@ -20,7 +20,7 @@ const input = (over: Partial<AgentCallInput> = {}): AgentCallInput => ({
   agent: 'writer',
   model: testModel,
   messages: [{ role: 'user', content: 'Write.' }],
-  tools: [],
+  offer: testOffer(),
   timeoutMs: 30_000,
   ...over,
 });
@@ -89,7 +89,7 @@ describe('an endpoint that refuses stream: true', () => {
     expect(first.text).toBe('writer reply 2');
     expect(first.warnings).toEqual([ACTIVITY_TEXTS.llm.noStreaming('agent', 'writer', stub.url)]);
     // remembered by base URL: the next call, of any activity, is sent without streaming at once
-    const second = await runIn(activityEnv(), acts.callModel, { ...input(), tools: [] });
+    const second = await runIn(activityEnv(), acts.callModel, { ...input(), turn: { round: 0 } });
     expect(stub.requests).toHaveLength(3);
     expect(stub.requests[2]!.body.stream).toBeUndefined();
     expect(second.warnings).toEqual([]);

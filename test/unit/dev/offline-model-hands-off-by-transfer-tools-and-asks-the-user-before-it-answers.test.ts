@@ -4,6 +4,7 @@
  * the workflow does, and it transfers, asks the user and answers deterministically, so
  * examples/triage-swarm.yaml ends on its stop word.
  */
+import { turnOffer } from '../../../src/core/llm/offer';
 import * as path from 'node:path';
 import OpenAI from 'openai';
 import { createActivities } from '../../../src/activities';
@@ -51,9 +52,7 @@ function dispatch(graph: CompiledGraph, agent: string, thread: Array<{ agent: st
     agent,
     model: graph.agents[agent]!.model,
     messages,
-    tools: [],
-    handoffs: handoffTools(graph, agent),
-    ...(maxToolRounds !== undefined ? { maxToolRounds } : {}),
+    offer: { ...turnOffer(graph, agent), ...(maxToolRounds !== undefined ? { maxToolRounds } : {}) },
     timeoutMs: 30_000,
   });
 }

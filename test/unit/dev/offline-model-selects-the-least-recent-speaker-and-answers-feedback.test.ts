@@ -5,6 +5,7 @@
  * the names the feedback lists. Played with the offline agents, examples/selector-team.yaml ends
  * when the reviewer approves.
  */
+import { turnOffer } from '../../../src/core/llm/offer';
 import * as path from 'node:path';
 import OpenAI from 'openai';
 import { createActivities } from '../../../src/activities';
@@ -79,7 +80,7 @@ test('played with the offline agents, the team speaks in list order and the revi
       thread: state.thread,
       notes: [],
     });
-    const r = await runIn(activityEnv(), acts.callAgent, { workflowId: 'wf-crew', agent, model: graph.agents[agent]!.model, messages, tools: [], timeoutMs: 30_000 });
+    const r = await runIn(activityEnv(), acts.callAgent, { workflowId: 'wf-crew', agent, model: graph.agents[agent]!.model, messages, offer: turnOffer(graph, agent), timeoutMs: 30_000 });
     turns.push({ agent, attempts: answer.attempts, text: r.text });
     spoke(state, agent, r.text);
   }

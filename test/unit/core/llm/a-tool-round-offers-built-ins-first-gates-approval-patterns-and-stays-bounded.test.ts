@@ -1,20 +1,19 @@
 import { checkBudget, emptyLedger, takeToolCall, toolCallAllowed } from '../../../../src/core/budgets/ledger';
 import type { LoopMessage } from '../../../../src/core/llm/tool-contract';
-import {
-  brief,
-  modelTools,
-  needsApproval,
-  normalizeCallIds,
-  shrinkEarlierToolResults,
-  TOOL_LOOP_LIMITS,
-} from '../../../../src/core/llm/tool-loop';
+import { needsApproval, shrinkEarlierToolResults, TOOL_CALL_LIMITS } from '../../../../src/core/llm/tool-calls';
+import { normalizeCallIds } from '../../../../src/core/llm/next-step';
+import { offeredTools } from '../../../../src/core/llm/offer';
+import { workerFunctionTool } from '../../../../src/core/llm/tool-contract';
+import { brief } from '../../../../src/core/text/format';
+import { testOffer } from '../../../helpers/activity-env';
 import { offlineToolAnswer, offlineToolCalls, type OfflineToolRequest } from '../../../../src/dev/offline-tools';
 
 const def = (name: string, yamlName = name) => ({ name, yamlName, description: `${name} tool`, parameters: { type: 'object' }, timeoutMs: 60_000, retries: 2 });
 
 describe('the tools a model is offered', () => {
   it('built-ins the agent lists first, then its worker tools; strict only when asked', () => {
-    const tools = modelTools(['files.*', 'signal'], [def('files__write_file', 'files.write_file'), { ...def('sum'), strict: true }]);
+    const workerTools = [def('files__write_file', 'files.write_file'), { ...def('sum'), strict: true }].map((d) => ({ definition: workerFunctionTool(d) }));
+    const tools = offeredTools(testOffer({ builtins: ['signal'], workerTools }));
     expect(tools.map((t) => t.function.name)).toEqual(['signal', 'files__write_file', 'sum']);
     expect(tools[1].function).not.toHaveProperty('strict');
     expect(tools[2].function.strict).toBe(true);
@@ -53,7 +52,7 @@ describe('keeping a dispatch bounded', () => {
     const m: LoopMessage[] = [{ role: 'user', content: 'task' }, ...round(1, big), ...round(2, big)];
     const out = shrinkEarlierToolResults(m);
     const earlier = out[2] as { content: string };
-    expect(Buffer.byteLength(earlier.content)).toBeLessThanOrEqual(TOOL_LOOP_LIMITS.shrunkResultBytes);
+    expect(Buffer.byteLength(earlier.content)).toBeLessThanOrEqual(TOOL_CALL_LIMITS.shrunkResultBytes);
     expect(earlier.content).toMatch(/\[troupe: truncated \d+ bytes\]$/);
     expect((out[4] as { content: string }).content).toBe(big);
   });

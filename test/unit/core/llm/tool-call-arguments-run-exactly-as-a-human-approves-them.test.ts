@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { jsonStructureIssue, readToolArguments, TOOL_ARGUMENT_LIMITS, TOOL_ARGUMENT_TEXTS } from '../../../../src/core/llm/tool-arguments';
-import { normalizeCallIds } from '../../../../src/core/llm/tool-loop';
+import { normalizeCallIds } from '../../../../src/core/llm/next-step';
 import { parseArgumentsJson } from '../../../../src/tools/arguments';
 import { fuzzRuns } from '../../../helpers/fuzz';
 

@@ -11,11 +11,9 @@
  * `a-call-written-as-text-runs-only-when-it-is-the-whole-reply.test.ts`.)
  */
 import { createActivities } from '../../../../src/activities';
-import { REPLY_TEXTS } from '../../../../src/activities/replies';
-import type { AgentCallInput } from '../../../../src/core/llm/contract';
-import type { ModelCallInput } from '../../../../src/core/llm/tool-contract';
-import { GOAL_TOOL } from '../../../../src/core/llm/builtin-tools';
-import { activityEnv, runIn, testModel } from '../../../helpers/activity-env';
+import { REPLY_TEXTS } from '../../../../src/core/llm/follow-ups';
+import type { AgentCallInput, ModelCallInput } from '../../../../src/core/llm/contract';
+import { activityEnv, runIn, testModel, testOffer } from '../../../helpers/activity-env';
 import { completion, startMiniLlm, type MiniLlm, type Reply } from '../../../helpers/mini-llm';
 
 describe('the activities', () => {
@@ -36,7 +34,7 @@ describe('the activities', () => {
     agent: 'worker',
     model: testModel,
     messages: [{ role: 'user', content: 'work' }],
-    tools: ['goal'],
+    offer: testOffer({ builtins: ['goal'] }),
     goal: { objective: 'o', status: 'active', turnCount: 0, maxTurns: 3 },
     timeoutMs: 30_000,
     ...extra,
@@ -46,7 +44,8 @@ describe('the activities', () => {
     agent: 'worker',
     model: testModel,
     messages: [{ role: 'user', content: 'work' }],
-    tools: [GOAL_TOOL],
+    offer: testOffer({ builtins: ['goal'] }),
+    turn: { round: 0 },
     timeoutMs: 30_000,
     ...extra,
   });
@@ -68,7 +67,7 @@ describe('the activities', () => {
   it('callModel returns a call written as text as a call, with no text', async () => {
     const acts = await start([{ json: completion({ content: asText }) }]);
     const r = await runIn(activityEnv(), acts.callModel, modelInput());
-    expect(r).toMatchObject({ text: '', toolCalls: [{ name: 'goal', arguments: '{"action":"add_evidence","evidence":"done"}' }], finishReason: 'tool_calls' });
+    expect(r.next).toMatchObject({ kind: 'run_tools', text: '', calls: [{ name: 'goal', arguments: '{"action":"add_evidence","evidence":"done"}' }], finishReason: 'tool_calls' });
     expect(r.warnings).toEqual([REPLY_TEXTS.ranTextCall('worker', 'goal')]);
     expect(llm!.requests).toHaveLength(1);
   });
@@ -76,7 +75,7 @@ describe('the activities', () => {
   it('a call that cannot run as written is asked for once; written so again, the text is the result with a second warning', async () => {
     const acts = await start([{ json: completion({ content: echoed }) }, { json: completion({ content: echoed }) }]);
     const r = await runIn(activityEnv(), acts.callModel, modelInput());
-    expect(r).toMatchObject({ text: echoed, toolCalls: [], llmCalls: 2 });
+    expect(r).toMatchObject({ next: { kind: 'final', text: echoed }, llmCalls: 2 });
     expect(r.warnings).toEqual([REPLY_TEXTS.callAsTextWarning('worker', 'goal'), REPLY_TEXTS.callAsTextAgain('worker', 'goal')]);
     expect(sent(1).messages.slice(-2)).toEqual([
       { role: 'assistant', content: echoed },
@@ -101,7 +100,7 @@ describe('the activities', () => {
       { role: 'tool', toolCallId: 'c1', content: JSON.stringify({ body: `<p>${call}</p>` }) },
     ];
     const r = await runIn(activityEnv(), acts.callModel, modelInput({ messages: given }));
-    expect(r).toMatchObject({ text: call, toolCalls: [] });
+    expect(r.next).toMatchObject({ kind: 'final', text: call });
     expect(r.warnings).toEqual([REPLY_TEXTS.echoedCall('worker', 'goal')]);
     expect(llm!.requests).toHaveLength(1);
   });
@@ -113,26 +112,28 @@ describe('the activities', () => {
     await llm!.close();
     const model = await start([{ json: completion({ content: asText }) }]);
     const m = await runIn(activityEnv(), model.callModel, modelInput({ model: { ...testModel, textToolCalls: 'off' } }));
-    expect(m).toMatchObject({ text: asText, toolCalls: [], warnings: [] });
+    expect(m).toMatchObject({ next: { kind: 'final', text: asText }, warnings: [] });
   });
 
   it('callModel marks a call written as text, so an approval request can say so', async () => {
     const acts = await start([{ json: completion({ content: asText }) }]);
     const r = await runIn(activityEnv(), acts.callModel, modelInput());
-    expect(r.toolCalls).toEqual([{ id: '', name: 'goal', arguments: '{"action":"add_evidence","evidence":"done"}', asText: true }]);
+    // a written call has no id of its own: it gets the one a call without an id gets
+    expect(r.next).toMatchObject({ kind: 'run_tools', calls: [{ id: 'call_0_0', name: 'goal', arguments: '{"action":"add_evidence","evidence":"done"}', asText: true, run: 'builtin' }] });
   });
 
   it('not on the closing call (tool_choice none), where no tool may be called', async () => {
     const acts = await start([{ json: completion({ content: asText }) }]);
-    const r = await runIn(activityEnv(), acts.callModel, modelInput({ toolChoice: 'none' }));
-    expect(r).toMatchObject({ text: asText, toolCalls: [], warnings: [] });
+    const r = await runIn(activityEnv(), acts.callModel, modelInput({ turn: { round: 0, closing: true } }));
+    expect(sent(0).tool_choice).toBe('none');
+    expect(r).toMatchObject({ next: { kind: 'final', text: asText }, warnings: [] });
     expect(llm!.requests).toHaveLength(1);
   });
 
   it('tool_choice required: sent; a prose reply is asked once to call a tool; prose again stands', async () => {
     const acts = await start([{ json: completion({ content: 'I know.' }) }, { json: completion({ content: 'Still no.' }) }]);
-    const r = await runIn(activityEnv(), acts.callModel, modelInput({ toolChoice: 'required' }));
-    expect(r).toMatchObject({ text: 'Still no.', toolCalls: [], llmCalls: 2 });
+    const r = await runIn(activityEnv(), acts.callModel, modelInput({ offer: testOffer({ builtins: ['goal'], toolChoice: 'required' }) }));
+    expect(r).toMatchObject({ next: { kind: 'final', text: 'Still no.' }, llmCalls: 2 });
     expect(r.warnings).toEqual([REPLY_TEXTS.mustCallWarning('worker')]);
     expect(sent(0).tool_choice).toBe('required');
     expect(sent(1).messages.at(-1)).toEqual({ role: 'user', content: REPLY_TEXTS.mustCall(['goal']) });
@@ -141,17 +142,17 @@ describe('the activities', () => {
   it('an empty reply is asked once for the final answer; empty again, it stands; a refusal is not asked', async () => {
     const acts = await start([{ json: completion({ content: '' }) }, { json: completion({ content: 'The answer.' }) }]);
     const r = await runIn(activityEnv(), acts.callModel, modelInput());
-    expect(r).toMatchObject({ text: 'The answer.', llmCalls: 2, warnings: [REPLY_TEXTS.emptyWarning('worker')] });
+    expect(r).toMatchObject({ next: { kind: 'final', text: 'The answer.' }, llmCalls: 2, warnings: [REPLY_TEXTS.emptyWarning('worker')] });
     expect(sent(1).messages.at(-1)).toEqual({ role: 'user', content: REPLY_TEXTS.emptyReply });
     await llm!.close();
 
     const twice = await start([{ json: completion({ content: '\n' }) }, { json: completion({ content: '' }) }]);
-    expect(await runIn(activityEnv(), twice.callAgent, agentInput({ tools: [] }))).toMatchObject({ text: '', llmCalls: 2 });
+    expect(await runIn(activityEnv(), twice.callAgent, agentInput({ offer: testOffer() }))).toMatchObject({ text: '', llmCalls: 2 });
     await llm!.close();
 
     const refusal = { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' } };
     const refusing = await start([{ json: { ...(completion({ content: '' }) as object), choices: [refusal] } }]);
-    expect(await runIn(activityEnv(), refusing.callModel, modelInput())).toMatchObject({ text: 'I cannot help with that.' });
+    expect(await runIn(activityEnv(), refusing.callModel, modelInput())).toMatchObject({ next: { kind: 'final', text: 'I cannot help with that.' } });
     expect(llm!.requests).toHaveLength(1);
   });
 
@@ -161,7 +162,7 @@ describe('the activities', () => {
       { json: completion({ toolCalls: [{ name: 'goal', arguments: { action: 'add_evidence', evidence: 'done' } }] }) },
       { json: completion({ content: 'reported' }) },
     ]);
-    const r = await runIn(activityEnv(), acts.callAgent, agentInput({ toolChoice: 'required' }));
+    const r = await runIn(activityEnv(), acts.callAgent, agentInput({ offer: testOffer({ builtins: ['goal'], toolChoice: 'required' }) }));
     expect(r).toMatchObject({ text: 'reported', llmCalls: 3, toolEvents: [{ tool: 'goal' }] });
     expect(r.warnings).toEqual([REPLY_TEXTS.mustCallWarning('worker')]);
     expect([0, 1, 2].map((i) => sent(i).tool_choice)).toEqual(['required', 'required', undefined]);

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { loadRoleConfig } from '../../../../src/core/config/load';
 import { globMatches, TOOL_GLOB_LIMITS, TOOL_GLOB_TEXTS, toolGlobIssue } from '../../../../src/core/llm/tool-glob';
-import { needsApproval } from '../../../../src/core/llm/tool-loop';
+import { needsApproval } from '../../../../src/core/llm/tool-calls';
 import { resolveAgentTools, RESOLVE_MESSAGES } from '../../../../src/tools/resolve';
 import type { ToolDefinition } from '../../../../src/core/llm/tool-contract';
 import { fuzzRuns } from '../../../helpers/fuzz';

@@ -50,7 +50,7 @@ export function graphOf(opts: {
   const agents = Object.fromEntries(
     Object.entries(opts.instructions).map(([name, instructions]) => [
       name,
-      { name, instructions, model: { name: 'gpt-4o-mini' }, tools: [], timeoutMs: 30000 },
+      { name, instructions, model: { name: 'gpt-4o-mini' }, tools: [], maxToolRounds: 8, timeoutMs: 30000 },
     ]),
   );
   return {

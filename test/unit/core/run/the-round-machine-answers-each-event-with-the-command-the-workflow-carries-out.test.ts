@@ -4,6 +4,7 @@
  * Only the real machine and the real pure modules it calls; the events stand in for the
  * workflow's activities, timers and signals (docs/architecture.md, "The round machine").
  */
+import { HUMAN_TEXTS } from '../../../../src/core/humans/texts';
 import { clearCompletionChecks, registerCompletionCheck } from '../../../../src/core/checks/pipeline';
 import { evaluateTermination } from '../../../../src/core/conditions/evaluate';
 import { pluginForReason } from '../../../../src/core/conditions/registry';
@@ -456,7 +457,7 @@ describe('approval.before_exit', () => {
         id: 'r1',
         kind: 'before_exit',
         agent: 'b',
-        summary: RUN_END_TEXTS.beforeExitSummary('b', 'final answer'),
+        summary: HUMAN_TEXTS.asks.beforeExit('b', 'final answer'),
         since: 0,
         payload: undefined,
         // the digest covers the whole final text, as the RunResult carries it
