@@ -38,7 +38,7 @@ import { diagnosticsOf } from './failures';
 import { awaitDecision } from './human-gate';
 import { installHandlers } from './handlers';
 import type { RunInput } from '../contract';
-import { publish, publishEnd, running, searchAttributesSet, showDetails } from './observe';
+import { publish, publishEnd, searchAttributesSet, showDetails } from './observe';
 import { meterEvent } from './run-metrics';
 import { localActivities } from './proxies';
 import { runSpanEnded } from './spans';
