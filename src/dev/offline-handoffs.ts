@@ -120,7 +120,7 @@ export function offlineTransfer(agent: string, topic: string, view: AgentPromptV
   const targets = targetsOf(tools);
   const user = targets.find((t) => t.tool === transferToolName(USER));
   const agents = targets.filter((t) => t !== user);
-  const answer = view.notes.find((n) => n.kind === 'human_answer');
+  const answer = view.answer;
   const handed = view.notes.some((n) => n.kind === 'handoff') || view.thread.some((e) => !e.self);
   const route = (text: string): OfflineTransfer | undefined => {
     const best = bestTarget(agents, text);
@@ -133,7 +133,7 @@ export function offlineTransfer(agent: string, topic: string, view: AgentPromptV
   if (answer) {
     // the answer to its own question: a router routes with it, anyone else answers
     const asked = view.ownLatest?.startsWith(OFFLINE_HANDOFF_TEXTS.whichText(agent)) ?? false;
-    return asked ? route(`${view.task}\n${answer.text}`) : undefined;
+    return asked ? route(`${view.task}\n${answer}`) : undefined;
   }
   if (view.spoke) return undefined;
   if (handed) return ask(OFFLINE_HANDOFF_TEXTS.askText(agent), OFFLINE_HANDOFF_TEXTS.askMessage(topic));

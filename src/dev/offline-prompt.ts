@@ -12,6 +12,8 @@ interface ThreadEntry {
   /** Marked `(you)`: the agent that is asked wrote it. */
   self: boolean;
   text: string;
+  /** A transfer, a question to the user or a human's answer; absent for an agent's output. */
+  kind?: 'handoff' | 'question' | 'answer';
 }
 
 /** A note of this turn that the offline model acts on. */
@@ -39,6 +41,8 @@ export interface AgentPromptView {
   spoke: boolean;
   /** Its latest result that the prompt shows, if any. */
   ownLatest?: string;
+  /** A human's answer to this agent's question: the thread's last entry, or (inbox) a note. */
+  answer?: string;
   notes: TurnNote[];
 }
 
@@ -62,13 +66,13 @@ export function readAgentPrompt(system: string, user: string): AgentPromptView {
   const stopWords = [...block.matchAll(MENTION_RE)].map((m) => unquote(m[1]!));
 
   const sections = splitSections(user);
-  const thread = entries(sections.get(T.threadHeading) ?? '').map(({ heading, text }) => {
-    const self = heading.endsWith(' (you)');
-    return { agent: self ? heading.slice(0, -' (you)'.length) : heading, self, text };
-  });
+  const thread = entries(sections.get(T.threadHeading) ?? '').map(threadEntry);
   const own = entries(sections.get(T.ownHeading) ?? '').map((e) => e.text);
-  const ownThread = thread.filter((e) => e.self).map((e) => e.text);
+  const ownThread = thread.filter((e) => e.self && e.kind === undefined).map((e) => e.text);
   const ownLatest = ownThread.length > 0 ? ownThread[ownThread.length - 1] : own[own.length - 1];
+  const notes = entries(sections.get(T.notesHeading) ?? '').map(note);
+  const last = thread[thread.length - 1];
+  const answer = last?.kind === 'answer' && last.answersSelf ? last.text : notes.find((n) => n.kind === 'human_answer')?.text;
   return {
     instructions,
     members,
@@ -78,8 +82,26 @@ export function readAgentPrompt(system: string, user: string): AgentPromptView {
     thread,
     spoke: ownLatest !== undefined,
     ...(ownLatest !== undefined ? { ownLatest } : {}),
-    notes: entries(sections.get(T.notesHeading) ?? '').map(note),
+    ...(answer !== undefined ? { answer } : {}),
+    notes,
   };
+}
+
+const YOU = ' (you)';
+const [HANDOFF_PREFIX] = T.threadEvent.handoff(SENTINEL).split(SENTINEL) as [string];
+const [ANSWER_PREFIX] = T.threadEvent.answer(SENTINEL, false).split(SENTINEL) as [string];
+
+/** A thread entry by its heading: `billing (you)`, `triage, handing off to billing`, `user, answering billing (you)`. */
+function threadEntry({ heading, text }: { heading: string; text: string }): ThreadEntry & { answersSelf?: boolean } {
+  const comma = heading.indexOf(', ');
+  const who = comma < 0 ? heading : heading.slice(0, comma);
+  const event = comma < 0 ? '' : heading.slice(comma);
+  const self = who.endsWith(YOU);
+  const entry = { agent: self ? who.slice(0, -YOU.length) : who, self, text };
+  if (event === T.threadEvent.question()) return { ...entry, kind: 'question' };
+  if (event.startsWith(HANDOFF_PREFIX)) return { ...entry, kind: 'handoff' };
+  if (event.startsWith(ANSWER_PREFIX)) return { ...entry, kind: 'answer', answersSelf: event.endsWith(YOU) };
+  return entry;
 }
 
 function unquote(raw: string): string {

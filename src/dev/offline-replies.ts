@@ -125,8 +125,7 @@ const QUOTED_ANSWER_CHARS = 80;
 
 /** The short answer; one that closes work ends with the stop word its instructions name. */
 function answer(agent: string, topic: string, view: AgentPromptView): string {
-  const human = view.notes.find((n) => n.kind === 'human_answer');
-  const quoted = human && human.text.replace(/\s+/g, ' ').trim();
+  const quoted = view.answer?.replace(/\s+/g, ' ').trim();
   const closes = closesWork(view);
   const text =
     quoted !== undefined
@@ -143,7 +142,7 @@ function answer(agent: string, topic: string, view: AgentPromptView): string {
  * (a handoff note; in a swarm, someone spoke before it), or every other team member has spoken.
  */
 function closesWork(view: AgentPromptView): boolean {
-  if (view.notes.some((n) => n.kind === 'human_answer' || n.kind === 'handoff')) return true;
+  if (view.answer !== undefined || view.notes.some((n) => n.kind === 'handoff')) return true;
   if (view.swarm && view.thread.some((e) => !e.self)) return true;
   return view.members.length > 0 && view.members.every((m) => view.thread.some((e) => e.agent === m && !e.self));
 }

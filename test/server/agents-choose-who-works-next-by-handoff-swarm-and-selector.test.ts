@@ -143,6 +143,37 @@ describe('agents choose who works next', () => {
     expect(h.stub.requestsFor('alice')[1].prompt).toContain('invoice 42');
   });
 
+  test('the shared thread keeps each transfer where it happened: the specialist sees the handoff message, its question and the answer, in order', async () => {
+    const TRIAGE = `
+name: support
+agents:
+  triage: { instructions: "Route.", handoffs: [billing] }
+  billing: { instructions: "Bill.", handoffs: [user] }
+collaboration:
+  topology: swarm
+  agents: [triage, billing]
+  termination: { any_of: [{ text_mention: TERMINATE }] }
+`;
+    h.stub.script('triage', [{ toolCalls: [transfer('billing', 'The customer was charged twice this month.')] }]);
+    h.stub.script('billing', [{ toolCalls: [transfer('user', 'Which invoice was charged twice?')] }, { text: 'Refunded INV-0342. TERMINATE' }]);
+    const handle = await h.start(TRIAGE);
+    await waitForStatus(handle, (s) => s.phase === 'awaiting_human');
+    expect((await troupe('answer', handle.workflowId, 'The invoice is INV-0342.')).code).toBe(0);
+    expect(await handle.result()).toMatchObject({ status: 'completed', reason: 'text_mention' });
+    const [first, second] = h.stub.requestsFor('billing').map((r) => r.prompt as string);
+    expect(first).toContain(`${PROMPT_TEXTS.threadEntry('triage', false)}${PROMPT_TEXTS.threadEvent.handoff('billing')}\nThe customer was charged twice this month.`);
+    const order = [
+      `${PROMPT_TEXTS.threadEntry('triage', false)}${PROMPT_TEXTS.threadEvent.handoff('billing')}\nThe customer was charged twice this month.`,
+      `${PROMPT_TEXTS.threadEntry('billing', true)}${PROMPT_TEXTS.threadEvent.question()}\nWhich invoice was charged twice?`,
+      `${PROMPT_TEXTS.threadEntry('user', false)}${PROMPT_TEXTS.threadEvent.answer('billing', true)}\nThe invoice is INV-0342.`,
+    ].map((entry) => second.indexOf(entry));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    // each is said once: not again as a note beside the thread
+    expect(second.split('INV-0342').length - 1).toBe(1);
+    expect(second.split('charged twice this month').length - 1).toBe(1);
+  });
+
   test('a swarm keeps the turn with its speaker until it transfers; max_turns bounds a ping-pong', async () => {
     h.stub.script('alice', [{ text: 'thinking' }, { toolCalls: [transfer('bob')] }, { toolCalls: [transfer('bob')] }]);
     h.stub.script('bob', [{ toolCalls: [transfer('alice')] }]);

@@ -2,8 +2,8 @@
  * Acting on human decisions about held results. Pure: the workflow calls it between waves with its
  * own time; the routing is the same as after a wave.
  */
-import type { CompiledGraph } from '../graph/types';
-import { addNote, type RunState } from '../state/state';
+import { USER, type CompiledGraph } from '../graph/types';
+import { addNote, pushThread, type RunState } from '../state/state';
 import { terminationView } from '../state/view';
 import { conditionHolds } from '../conditions/evaluate';
 import { mergeWaves, routeIntoState } from '../waves/routing';
@@ -22,7 +22,9 @@ export function actOnDecisions(state: RunState, graph: CompiledGraph, now: numbe
     const agent = request.agent as string;
     // the answer to a transfer to `user` goes back to the agent that handed off, which runs again
     if (request.kind === 'handoff') {
-      if (decision.text) addNote(state, agent, { kind: 'human_answer', text: decision.text, from: 'human' });
+      // in a shared thread the answer follows the question where it was asked; an inbox gets a note
+      if (decision.text && graph.context === 'thread') pushThread(state, { agent: USER, text: decision.text, kind: 'answer', to: agent });
+      else if (decision.text) addNote(state, agent, { kind: 'human_answer', text: decision.text, from: 'human' });
       state.frontier = mergeWaves(state.frontier, [{ agent, triggers: [] }]);
       continue;
     }

@@ -33,6 +33,20 @@ export interface PromptNote {
   from?: string;
 }
 
+/**
+ * One entry of the shared thread: an agent's output, or what happened between turns where it
+ * happened (docs/teams.md, "Handoffs"): a transfer with its message (`handoff`), a question to the
+ * user (`question`, a transfer to `user`) and the human's answer (`answer`, by `user`).
+ */
+export interface ThreadEntry {
+  agent: string;
+  text: string;
+  /** Absent for an agent's output. */
+  kind?: 'handoff' | 'question' | 'answer';
+  /** Who a transfer or a question went to, or whose question an answer answers. */
+  to?: string;
+}
+
 /** Everything the builder needs for one dispatch of one agent; all texts are already final. */
 export interface AgentPromptInput {
   graph: CompiledGraph;
@@ -53,7 +67,7 @@ export interface AgentPromptInput {
   /** Inbox: outputs that triggered this dispatch; `from: 'parent'` is the task start. */
   triggers: { from: string; text: string }[];
   /** Thread mode: the shared thread, oldest first (only the last THREAD_ENTRIES_KEPT are shown). */
-  thread: { agent: string; text: string }[];
+  thread: ThreadEntry[];
   notes: PromptNote[];
 }
 
@@ -126,6 +140,12 @@ export const PROMPT_TEXTS = {
   fromParent: '### From the orchestrator',
   threadHeading: '## Shared thread (oldest first)',
   threadEntry: (agent: string, self: boolean): string => `### ${agent}${self ? ' (you)' : ''}`,
+  /** The heading of a transfer, a question to the user or an answer, after `### <agent>[ (you)]`. */
+  threadEvent: {
+    handoff: (to: string): string => `, handing off to ${to}`,
+    question: (): string => ', asking the user',
+    answer: (to: string, self: boolean): string => `, answering ${to}${self ? ' (you)' : ''}`,
+  },
   notesHeading: '## Notes for this turn',
   noteLabels: {
     user_message: 'Message from the user',
@@ -239,7 +259,7 @@ function userSections(input: AgentPromptInput): string[] {
     sections.push(
       section(
         PROMPT_TEXTS.threadHeading,
-        thread.map((e) => `${PROMPT_TEXTS.threadEntry(e.agent, e.agent === input.agent)}\n${e.text}`),
+        thread.map((e) => `${threadHeading(e, input.agent)}\n${e.text}`),
       ),
     );
   } else {
@@ -259,6 +279,22 @@ function userSections(input: AgentPromptInput): string[] {
   }
   sections.push(notesSection(input.notes));
   return sections.filter((s) => s !== '');
+}
+
+/** A thread entry's `###` heading as `agent` reads it: who wrote it, and what happened. */
+export function threadHeading(entry: ThreadEntry, agent: string): string {
+  const head = PROMPT_TEXTS.threadEntry(entry.agent, entry.agent === agent);
+  const to = entry.to ?? '';
+  switch (entry.kind) {
+    case 'handoff':
+      return head + PROMPT_TEXTS.threadEvent.handoff(to);
+    case 'question':
+      return head + PROMPT_TEXTS.threadEvent.question();
+    case 'answer':
+      return head + PROMPT_TEXTS.threadEvent.answer(to, to === agent);
+    default:
+      return head;
+  }
 }
 
 /** The notes of a dispatch under their heading, each labelled; '' when there are none. */

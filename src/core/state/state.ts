@@ -9,7 +9,7 @@ import { createGoal, goalFrameworkBlock, type GoalState } from '../goals';
 import type { DecisionRecord, HumanRequest } from '../humans/requests';
 import type { ToolCallRecord, ToolDefinition } from '../llm/tool-contract';
 import { emptyLedger, type UsageLedger } from '../budgets/ledger';
-import type { PromptNote } from '../prompts/build';
+import { THREAD_ENTRIES_KEPT, type PromptNote, type ThreadEntry } from '../prompts/build';
 import { TO_BE_SELECTED, type Trigger, type WaveItem } from '../waves/types';
 import { utf8ByteLength } from '../text/utf8';
 import { TROUPE_RELEASE } from './release';
@@ -81,8 +81,8 @@ export interface RunState {
   results: Record<string, { text: string; hash: string; count: number }>;
   /** Per agent: its own last results (≤ 2) and rolling summary of older context. */
   memory: Record<string, { own: string[]; summary?: string; threadSeq?: number }>;
-  /** Shared thread of agent outputs (last 8, numbered), for `context: thread`. */
-  thread: Array<{ agent: string; text: string; seq: number }>;
+  /** Shared thread (last 8, numbered), for `context: thread`: outputs, transfers, questions and answers. */
+  thread: Array<ThreadEntry & { seq: number }>;
   threadSeq: number;
   /**
    * Team runs started so far, by team agent (docs/teams.md, "Nested teams"): the `n` of the next child's
@@ -160,6 +160,12 @@ export const MAX_QUEUED_MESSAGES = 20;
  */
 export const MAX_QUEUED_MESSAGE_BYTES = 256 * 1024;
 export { OWN_RESULTS_KEPT, THREAD_ENTRIES_KEPT as THREAD_KEPT } from '../prompts/build';
+
+/** Append an entry to the shared thread, numbered, keeping the last {@link THREAD_ENTRIES_KEPT}. */
+export function pushThread(state: RunState, entry: ThreadEntry): void {
+  state.threadSeq += 1;
+  pushBounded(state.thread, { ...entry, seq: state.threadSeq }, THREAD_ENTRIES_KEPT);
+}
 
 /** A fresh round-scoped state. */
 export function newRound(round: number, activeMs: number): RoundState {

@@ -20,9 +20,9 @@ import {
   MAX_TRANSCRIPT,
   OWN_RESULTS_KEPT,
   pushBounded,
+  pushThread,
   recordInLedger,
   TEXT_CAP_BYTES,
-  THREAD_KEPT,
   warn,
   type RunState,
   type TranscriptStep,
@@ -83,8 +83,6 @@ export function recordResult(
 
   const memory = (state.memory[item.agent] ??= { own: [] });
   pushBounded(memory.own, captured, OWN_RESULTS_KEPT);
-  state.threadSeq += 1;
-  pushBounded(state.thread, { agent: item.agent, text: captured, seq: state.threadSeq }, THREAD_KEPT);
   pushBounded(
     state.transcript,
     transcriptStep({ step: state.steps, agent: item.agent, round: round.round, wave: round.wave, at: now, kind }, result, { captured, hash }),
@@ -120,8 +118,25 @@ export function recordResult(
       askHuman(state, { kind: 'signal', agent: item.agent, type, payload, ...(summary !== undefined ? { summary } : {}), held: { text: captured, triggers: item.triggers } }, now);
     }
   }
+  recordInThread(state, item.agent, captured, handoff);
   if (handoff) recordHandoff(state, graph, item, handoff, refused, captured, now);
   return { agent: item.agent, text: captured, hash, goalEvents, ...(handoff ? { handoff } : {}) };
+}
+
+/**
+ * The step in the shared thread, where it happened: the agent's output, then its transfer with the
+ * transfer's message (a question, when the transfer is to `user`). A transfer without a message
+ * carries the output as its text, and a transfer with no text at all is still shown: the agent that
+ * takes over sees who handed it the work.
+ */
+function recordInThread(state: RunState, agent: string, captured: string, handoff: RecordedResult['handoff']): void {
+  if (!handoff) {
+    pushThread(state, { agent, text: captured });
+    return;
+  }
+  if (handoff.message !== undefined && captured !== '') pushThread(state, { agent, text: captured });
+  const text = handoff.message ?? captured;
+  pushThread(state, handoff.to === USER ? { agent, text, kind: 'question', to: USER } : { agent, text, kind: 'handoff', to: handoff.to });
 }
 
 /**
@@ -147,7 +162,8 @@ function recordHandoff(
     addNote(state, item.agent, { kind: 'transfer_refused', text: HANDOFF_TEXTS.refusedNote(handoff.to, refused) });
   }
   if (handoff.to !== USER) {
-    if (handoff.message) addNote(state, handoff.to, { kind: 'handoff', text: handoff.message, from: item.agent });
+    // the shared thread shows the message where it was sent; an agent that sees only its inbox gets it as a note
+    if (handoff.message && graph.context !== 'thread') addNote(state, handoff.to, { kind: 'handoff', text: handoff.message, from: item.agent });
     return;
   }
   if (endsAtUserHandoff(graph.termination)) return;

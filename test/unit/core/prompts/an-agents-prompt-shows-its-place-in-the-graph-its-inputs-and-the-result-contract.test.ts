@@ -220,6 +220,43 @@ describe('buildAgentMessages layout', () => {
     );
   });
 
+  test('a shared thread shows a transfer with its message, a question to the user and the answer where they happened', () => {
+    const graph = graphOf({
+      name: 'support',
+      topology: 'round-robin',
+      instructions: { triage: 'Route.', billing: 'You handle billing.' },
+      edges: topologyEdges('round-robin', ['triage', 'billing']),
+      context: 'thread',
+    });
+    const messages = buildAgentMessages(
+      promptInput(graph, 'billing', {
+        task: 'I was charged twice.',
+        thread: [
+          { agent: 'triage', text: 'A double charge: billing, please.', kind: 'handoff', to: 'billing' },
+          { agent: 'billing', text: 'Which invoice?', kind: 'question', to: 'user' },
+          { agent: 'user', text: 'INV-0342.', kind: 'answer', to: 'billing' },
+        ],
+      }),
+    );
+    expect(messages[1].content).toBe(
+      lines(
+        '## Task',
+        'I was charged twice.',
+        '',
+        '## Shared thread (oldest first)',
+        '',
+        '### triage, handing off to billing',
+        'A double charge: billing, please.',
+        '',
+        '### billing (you), asking the user',
+        'Which invoice?',
+        '',
+        '### user, answering billing (you)',
+        'INV-0342.',
+      ),
+    );
+  });
+
   test('a dispatch with a summary and notes labels every note kind in the given order, after the history', () => {
     const graph = graphOf({
       name: 'custom-essay',

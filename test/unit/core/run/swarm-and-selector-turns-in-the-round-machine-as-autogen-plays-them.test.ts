@@ -92,8 +92,13 @@ describe('a swarm in the round machine', () => {
     const r = driveTeam(compile(THREE('{ text_mention: DONE }')), { first_agent: [to('user', 'which one?'), 'DONE with the answer'] }, { answer: 'the blue one' });
     expect(r.speakers).toEqual(['first_agent', 'first_agent']);
     expect(r.end.end.reason).toBe('text_mention');
-    // the answer is the agent's note for its next turn
-    expect(r.m.state.notes['first_agent']).toEqual([{ kind: 'human_answer', text: 'the blue one', from: 'human' }]);
+    // the question and its answer are in the shared thread where they happened, not in a note
+    expect(r.m.state.thread.map(({ agent, kind, to, text }) => ({ agent, kind, to, text }))).toEqual([
+      { agent: 'first_agent', kind: 'question', to: 'user', text: 'which one?' },
+      { agent: 'user', kind: 'answer', to: 'first_agent', text: 'the blue one' },
+      { agent: 'first_agent', kind: undefined, to: undefined, text: 'DONE with the answer' },
+    ]);
+    expect(r.m.state.notes['first_agent']).toBeUndefined();
   });
 
   it('without a transfer the speaker keeps the turn', () => {
@@ -101,10 +106,13 @@ describe('a swarm in the round machine', () => {
     expect(r.speakers).toEqual(['first_agent', 'first_agent', 'first_agent']);
   });
 
-  it('the transfer message reaches the target as a note', () => {
-    const r = driveTeam(compile(THREE('{ handoff: third_agent }')), { first_agent: [to('second_agent', 'the printer is on fire')] });
-    // the workflow hands the note to the target's prompt when it dispatches it (`openWave`)
-    expect(r.m.state.notes['second_agent']).toEqual([{ kind: 'handoff', text: 'the printer is on fire', from: 'first_agent' }]);
+  it('the transfer and its message are in the shared thread the target reads, not a note beside it', () => {
+    const r = driveTeam(compile(THREE('{ handoff: third_agent }')), { first_agent: [to('second_agent', 'the printer is on fire')], second_agent: [to('third_agent')] });
+    expect(r.m.state.thread.map(({ agent, kind, to, text }) => ({ agent, kind, to, text }))).toEqual([
+      { agent: 'first_agent', kind: 'handoff', to: 'second_agent', text: 'the printer is on fire' },
+      { agent: 'second_agent', kind: 'handoff', to: 'third_agent', text: '' },
+    ]);
+    expect(r.m.state.notes['second_agent']).toBeUndefined();
     expect(r.speakers.slice(0, 2)).toEqual(['first_agent', 'second_agent']);
   });
 });
