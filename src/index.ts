@@ -68,7 +68,7 @@ export type { AppliedDecision, RefusedDecision } from './core/humans/decisions';
 export type { DecisionRefusal, RefusalCode, DecisionRecord } from './core/humans/requests';
 // what a run's model calls are writing now (docs/observability.md, "Live output")
 export { readInFlightCalls } from './client/pending-activities';
-export type { InFlightCall } from './core/observe/in-flight';
+export type { InFlightCall } from './core/observe/live';
 export type { LiveText } from './core/observe/live';
 export { listRuns, type ListFilter, type RunList, type RunListing } from './client/find-runs';
 export { SEARCH_ATTRIBUTES } from './core/observe/search';

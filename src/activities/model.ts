@@ -15,7 +15,7 @@ import type { ResolvedModel } from '../core/graph/types';
 import type { ModelCallInput, ModelCallResult, SettledStep } from '../core/llm/contract';
 import type { FollowUpsUsed } from '../core/llm/follow-ups';
 import { nextRequest, nextStep, type TurnSetting } from '../core/llm/next-step';
-import { offeredTools } from '../core/llm/offer';
+import { offeredTools } from '../core/llm/next-step';
 import type { LoopMessage, WorkerFunctionTool } from '../core/llm/tool-contract';
 import { addUsage, NO_USAGE } from '../core/budgets/ledger';
 import { chatCompletion, openCallScope, rejectsResponseFormat, type ChatResponse, type LlmCallScope } from './llm';

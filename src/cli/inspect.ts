@@ -10,7 +10,7 @@ import { queryStatus, queryTranscript, waitResult, type RunHandle } from '../cli
 import { usdSpentText } from '../core/budgets/ledger';
 import { statusAndReason } from '../core/ending/final-line';
 import type { RunStatusView } from '../core/ending/result';
-import { inFlightEntries, type InFlightEntry } from '../core/observe/in-flight';
+import { inFlightEntries, type InFlightEntry } from '../core/observe/live';
 import { lastLine, printable, tailOf } from '../core/text/printable';
 import { readInFlightCalls } from '../client/pending-activities';
 import { booleanFlag, type ParsedArgs } from './args';

@@ -6,7 +6,7 @@
  * Pure: the time of each event is passed in.
  */
 import type { FollowEvent } from '../client/follow';
-import { callsByAgent, type InFlightCall } from '../core/observe/in-flight';
+import { callsByAgent, type InFlightCall } from '../core/observe/live';
 import type { RunStatusView } from '../core/ending/result';
 import type { DecisionRecord } from '../core/humans/requests';
 import type { TranscriptStep } from '../core/state/state';

@@ -20,7 +20,7 @@ import { progressQuery, type TroupeRun } from '../contract';
 import type { CompiledGraph } from '../core/graph/types';
 import type { RunResult, RunStatusView } from '../core/ending/result';
 import type { DecisionRecord, PendingRequest } from '../core/humans/requests';
-import type { InFlightCall } from '../core/observe/in-flight';
+import type { InFlightCall } from '../core/observe/live';
 import type { RunningCall, RunProgress } from '../core/observe/progress';
 import type { TranscriptStep } from '../core/state/state';
 import { InFlightWatch, LIVE_TEXT_INTERVAL_MS } from './pending-activities';

@@ -12,7 +12,7 @@ import type { LoadedDataConverter } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
 import type { TroupeActivities } from '../activities';
-import { parseLiveText, type InFlightCall } from '../core/observe/in-flight';
+import { parseLiveText, type InFlightCall } from '../core/observe/live';
 
 /** The activities that make model calls (their details are a LiveText; a tool's are its own). */
 export const MODEL_CALL_ACTIVITIES: ReadonlySet<string> = new Set([

@@ -88,7 +88,7 @@ export function readAgentPrompt(system: string, user: string): AgentPromptView {
 }
 
 const YOU = ' (you)';
-const [HANDOFF_PREFIX] = T.threadEvent.handoff(SENTINEL).split(SENTINEL) as [string];
+const [HANDOFF_PREFIX] = T.threadEvent.handoff(SENTINEL, false).split(SENTINEL) as [string];
 const [ANSWER_PREFIX] = T.threadEvent.answer(SENTINEL, false).split(SENTINEL) as [string];
 
 /** A thread entry by its heading: `billing (you)`, `triage, handing off to billing`, `user, answering billing (you)`. */

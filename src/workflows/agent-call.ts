@@ -1,19 +1,19 @@
 /**
  * What one agent's dispatch sends: its messages (built by the pure prompt builder, with older context
  * compacted into its rolling summary first when it would not fit its model's window), what it offers
- * the model (`core/llm/offer.ts`) and the input of its activity — `callAgent`, or the tool dispatch
+ * the model (`turnOffer`, `core/llm/next-step.ts`) and the input of its activity — `callAgent`, or the tool dispatch
  * (`tool-dispatch.ts`) for an agent with worker tools.
  */
 import { recordCall, addUsage } from '../core/budgets/ledger';
 import { describeTermination } from '../core/conditions/describe';
 import { scoreReaders } from '../core/conditions/walk';
-import { ENDS } from '../core/ending/ends';
+import { ENDS } from '../core/ending/decide';
 import type { RunEnd } from '../core/ending/result';
 import { RUN_END_TEXTS } from '../core/ending/texts';
 import { goalSnapshot } from '../core/goals';
 import type { CompiledGraph } from '../core/graph/types';
 import type { AgentCallInput } from '../core/llm/contract';
-import { turnOffer } from '../core/llm/offer';
+import { turnOffer } from '../core/llm/next-step';
 import { summary, SUMMARY_TEXTS, type CallPosition } from '../core/observe/summaries';
 import { planContext } from '../core/prompts/bounds';
 import { buildAgentMessages, outputSchemaFor, type PromptNote } from '../core/prompts/build';

@@ -9,7 +9,7 @@
  * them with {@link tracked} alone.
  */
 import { isCancellation } from '@temporalio/workflow';
-import { ENDS } from '../core/ending/ends';
+import { ENDS } from '../core/ending/decide';
 import type { RunEnd } from '../core/ending/result';
 import type { CallTag } from '../core/observe/progress';
 import { RUN_END_TEXTS } from '../core/ending/texts';

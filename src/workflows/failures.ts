@@ -2,10 +2,10 @@
  * Reading Temporal's activity failures: the diagnostics of a failed call (HTTP status and provider
  * request id when the activity gave them), whether it failed for good at once (a fatal LLM error),
  * and whether every attempt was lost with its worker rather than failing on its own. The ends these
- * lead to are built in `core/ending/ends.ts`.
+ * lead to are built in `core/ending/decide.ts` (`ENDS`).
  */
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import type { CallFailure } from '../core/ending/ends';
+import type { CallFailure } from '../core/ending/decide';
 import type { Diagnostics } from '../core/ending/result';
 import type { LlmFailureDetails } from '../core/llm/contract';
 import { FAILURE_TYPES } from '../core/llm/contract';

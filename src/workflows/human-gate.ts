@@ -4,7 +4,7 @@
  * clock rule: the clocks stop while a person is awaited, and start again only when no request is
  * left open. Decisions are recorded in one way, by the signal handlers (`messages.ts` →
  * `core/humans/requests.ts` `decide`), never here; what a decision does is the round machine's
- * (`core/humans/act.ts`, and `core/run/tool-approval.ts` for a gated tool call).
+ * (`actOnDecisions` in `core/humans/decisions.ts`, and `core/run/tool-approval.ts` for a gated tool call).
  */
 import { condition } from '@temporalio/workflow';
 import { awaitingHumans } from '../core/humans/requests';

@@ -19,7 +19,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { timersMs, readsLines } from '../core/conditions/walk';
-import { ENDS } from '../core/ending/ends';
+import { ENDS } from '../core/ending/decide';
 import { buildRunResult, type RunEnd, type RunResult } from '../core/ending/result';
 import { RUN_END_TEXTS } from '../core/ending/texts';
 import { checkGraph, emptyGraph, joinProblems } from '../core/graph/check-graph';

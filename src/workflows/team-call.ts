@@ -10,7 +10,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { CancellationScope, CancelledFailure, ParentClosePolicy, startChild, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
 import { recordTeamRun } from '../core/budgets/ledger';
-import { ENDS } from '../core/ending/ends';
+import { ENDS } from '../core/ending/decide';
 import type { RunEnd, RunResult } from '../core/ending/result';
 import type { CompiledBudget, CompiledGraph } from '../core/graph/types';
 import type { AgentCallResult } from '../core/llm/contract';

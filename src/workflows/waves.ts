@@ -8,7 +8,7 @@ import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 import { evaluateTermination } from '../core/conditions/evaluate';
 import type { JudgeTarget } from '../core/conditions/plugin';
 import { timersMs } from '../core/conditions/walk';
-import { ENDS } from '../core/ending/ends';
+import { ENDS } from '../core/ending/decide';
 import type { RunEnd } from '../core/ending/result';
 import { summary, SUMMARY_TEXTS } from '../core/observe/summaries';
 import type { AgentOutcome, DispatchOptions, JudgeAnswer, RunEvent } from '../core/run/types';

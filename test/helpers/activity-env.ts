@@ -24,7 +24,7 @@ export function runIn<A extends unknown[], R>(
   return env.run(fn, ...args) as Promise<R>;
 }
 
-/** What a dispatch offers the model, as the workflow builds it (`core/llm/offer.ts`): nothing but `over`, with the defaults' bounds. */
+/** What a dispatch offers the model, as the workflow builds it (`turnOffer`, `core/llm/next-step.ts`): nothing but `over`, with the defaults' bounds. */
 export function testOffer(over: Partial<TurnOffer> = {}): TurnOffer {
   return { builtins: [], workerTools: [], handoffs: [], maxToolRounds: DEFAULT_MAX_TOOL_ROUNDS, maxParallelToolCalls: DEFAULT_PARALLEL_TOOL_CALLS, ...over };
 }

@@ -161,9 +161,9 @@ collaboration:
     expect((await troupe('answer', handle.workflowId, 'The invoice is INV-0342.')).code).toBe(0);
     expect(await handle.result()).toMatchObject({ status: 'completed', reason: 'text_mention' });
     const [first, second] = h.stub.requestsFor('billing').map((r) => r.prompt as string);
-    expect(first).toContain(`${PROMPT_TEXTS.threadEntry('triage', false)}${PROMPT_TEXTS.threadEvent.handoff('billing')}\nThe customer was charged twice this month.`);
+    expect(first).toContain(`${PROMPT_TEXTS.threadEntry('triage', false)}${PROMPT_TEXTS.threadEvent.handoff('billing', true)}\nThe customer was charged twice this month.`);
     const order = [
-      `${PROMPT_TEXTS.threadEntry('triage', false)}${PROMPT_TEXTS.threadEvent.handoff('billing')}\nThe customer was charged twice this month.`,
+      `${PROMPT_TEXTS.threadEntry('triage', false)}${PROMPT_TEXTS.threadEvent.handoff('billing', true)}\nThe customer was charged twice this month.`,
       `${PROMPT_TEXTS.threadEntry('billing', true)}${PROMPT_TEXTS.threadEvent.question()}\nWhich invoice was charged twice?`,
       `${PROMPT_TEXTS.threadEntry('user', false)}${PROMPT_TEXTS.threadEvent.answer('billing', true)}\nThe invoice is INV-0342.`,
     ].map((entry) => second.indexOf(entry));

@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadRoleFile } from '../../src/config-file';
 import { AesGcmCodec, CODEC_ENV, payloadKeysFromEnv } from '../../src/codec';
-import type { InFlightEntry } from '../../src/core/observe/in-flight';
+import type { InFlightEntry } from '../../src/core/observe/live';
 import { followRun, type FollowEvent } from '../../src/client/follow';
 import { readInFlightCalls } from '../../src/client/pending-activities';
 import { troupe } from '../helpers/cli';

@@ -5,7 +5,7 @@
  * warning; a *done* does not short-circuit. Pure and
  * synchronous (no awaits, so no Temporal cancellation can be swallowed); plain data in and out.
  */
-import { ENDS } from '../ending/ends';
+import { ENDS } from '../ending/decide';
 import type { RunEnd } from '../ending/result';
 import { goalCheck, type GoalState } from '../goals';
 import { outputCheck, type FinalResult, type OutputCheckResult, type OutputConfig, type OutputVerdict } from '../output/check';

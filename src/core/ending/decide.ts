@@ -1,17 +1,30 @@
 /**
- * What the run loop does next, decided in one place. Between waves the workflow gathers a
- * {@link Situation} (signals received, the wave's failure or goal events, the termination
- * conditions, the loop cap, the budgets, requests waiting for humans) and `decideNext` turns it into
- * one {@link NextStep}: run the next wave, wait, or end. When several ends apply, `pickEnd` chooses
+ * Why a run ends, in one place: every end it can have ({@link ENDS}, nothing else builds a
+ * {@link RunEnd}) and what the run loop does next. A condition's or a budget's status and reason are
+ * declared by the condition plugin (`core/conditions/builtin/`) or the budget (`budgets/ledger.ts`)
+ * and turned into an end here.
+ *
+ * What the run loop does next is decided here too. Between waves `situationOf` gathers a
+ * {@link Situation} from the run state (signals received, the wave's failure or goal events, the
+ * termination conditions, the loop cap, the budgets, before a wave including the wave about to
+ * start, requests waiting for humans) and `decideNext` turns it into one {@link NextStep}: run the
+ * next wave, wait, or end. When several ends apply, `pickEnd` chooses
  * by the priority of their reasons (`core/ending/reasons.ts`; lower wins, ties by candidate order).
  * Pure and unit-tested; the workflow only carries the step out (docs/architecture.md, "The run loop").
  */
-import type { BudgetStop } from '../budgets/ledger';
-import type { Stop } from '../conditions/evaluate';
-import { ENDS } from './ends';
+import { checkWaveBudget, type BudgetStop } from '../budgets/ledger';
+import { evaluateTermination, type Stop } from '../conditions/evaluate';
 import { endsWhileWaiting, priorityOf } from './reasons';
-import type { RunEnd } from './result';
+import type { Diagnostics, RunEnd } from './result';
 import { RUN_END_TEXTS } from './texts';
+import { shareWave, waveParties } from '../budgets/shares';
+import type { CompiledGraph } from '../graph/types';
+import { awaitingHumans, holdsResults } from '../humans/requests';
+import { activeMs } from '../state/clock';
+import type { RunState } from '../state/state';
+import { terminationView } from '../state/view';
+import { hardCapReached } from '../waves/routing';
+import { GOAL_TEXTS, type GoalState } from '../goals';
 
 /** What the loop does next. */
 export type NextStep =
@@ -175,3 +188,134 @@ function afterWave(s: Situation): NextStep {
   const budget = budgetEnd(s.budget);
   return budget ? { kind: 'end_run', end: budget } : { kind: 'run_wave' };
 }
+
+/** What the last wave brought that the next decision must see (reset when a wave starts). */
+export interface WaveEffects {
+  /** An agent failed, or its prompt could not be prepared. */
+  failure?: RunEnd;
+  /** A durable timer fired and the termination expression held. */
+  timedOut?: RunEnd;
+  /** The wave's `goal` tool events completed or blocked the goal. */
+  goalEnd?: RunEnd;
+}
+
+/** The situation at `point` of the loop, at workflow time `now`. */
+export function situationOf(state: RunState, graph: CompiledGraph, point: DecisionPoint, wave: WaveEffects, now: number): Situation {
+  const cap = hardCapReached(graph, state.round.loopCounters);
+  const waveSize = point === 'after_wave' ? 0 : point === 'before_retry' ? 1 : state.frontier.length;
+  return {
+    point,
+    ...(state.stop ? { stop: state.stop } : {}),
+    ...wave,
+    paused: state.paused,
+    goalPaused: state.goal?.status === 'paused',
+    awaitingHumans: awaitingHumans(state),
+    holdsResults: holdsResults(state),
+    frontierEmpty: state.frontier.length === 0,
+    exits: state.round.exits,
+    termination: point === 'before_retry' ? null : evaluateTermination(graph.termination, terminationView(state, now)),
+    cap: cap ? { group: cap.group, cap: graph.maxIterations } : null,
+    ...(graph.maxTurns !== undefined && state.round.messages >= graph.maxTurns ? { turns: graph.maxTurns } : {}),
+    budget: waveBudget(state, graph, point, waveSize, now),
+  };
+}
+
+/**
+ * The budget check before a wave: a crossed budget, a wave past `max_agent_calls`, or team agents
+ * whose shares of what is left cannot each cover what they need (`core/budgets/shares.ts`).
+ */
+function waveBudget(state: RunState, graph: CompiledGraph, point: DecisionPoint, waveSize: number, now: number) {
+  const active = activeMs(state, now);
+  const crossed = checkWaveBudget(graph.budget, state.usage, active, waveSize);
+  if (crossed || point !== 'before_wave') return crossed;
+  return shareWave(graph.budget, state.usage, active, waveParties(graph, state.frontier.map((w) => w.agent))).short ?? null;
+}
+
+/** Why a call failed, as the workflow read it from Temporal's failure. */
+export interface CallFailure {
+  diagnostics: Diagnostics;
+  /** The call failed for good at once (a fatal LLM error), rather than after its retries. */
+  fatal: boolean;
+}
+
+/** The ends, by what happened. */
+export const ENDS = {
+  /** A termination condition holds (evaluated between waves, or when a round's timer fires). */
+  condition: (stop: Stop): RunEnd => ({ status: stop.status, reason: stop.reason, reasonText: stop.reasonText }),
+  /** A budget is crossed (or the next wave would cross `max_agent_calls`). */
+  budget: (budget: BudgetStop): RunEnd => ({ status: 'budget_exceeded', reason: budget.reason, reasonText: budget.reasonText }),
+  /** How a finished goal ends the run (its reason text is the goal's stop reason); undefined while it is `active` or `paused`. */
+  goal: (g: GoalState): RunEnd | undefined => {
+    switch (g.status) {
+      case 'completed':
+        return { status: 'completed', reason: 'goal_completed', reasonText: g.stopReason ?? GOAL_TEXTS.completedFallback };
+      case 'blocked':
+        return { status: 'blocked', reason: 'goal_blocked', reasonText: g.stopReason ?? GOAL_TEXTS.blockedFallback };
+      case 'limit_reached': {
+        const reason = g.limitReason ?? 'goal_turn_limit';
+        return { status: 'limit_reached', reason, reasonText: g.stopReason ?? reason };
+      }
+      case 'active':
+      case 'paused':
+        return undefined;
+      default: {
+        const never: never = g.status;
+        return never;
+      }
+    }
+  },
+  /** `stop`: graceful, after the work in flight. */
+  userStop: (reason?: string): RunEnd => ({ status: 'cancelled', reason: 'user_stop', reasonText: RUN_END_TEXTS.userStop(reason) }),
+  /** The workflow was cancelled: in-flight work was aborted. */
+  userAbort: (): RunEnd => ({ status: 'cancelled', reason: 'user_abort', reasonText: RUN_END_TEXTS.userAbort() }),
+  /** The worker refused the run at its start (endpoints, tools, the graph's check). */
+  refused: (message: string, diagnostics?: Diagnostics): RunEnd => ({
+    status: 'failed',
+    reason: 'fatal_error',
+    reasonText: RUN_END_TEXTS.prepareFailed(message),
+    ...(diagnostics ? { diagnostics } : {}),
+  }),
+  /** A start input carried state, which only a run continuing as new may pass on. */
+  carriedAtStart: (): RunEnd => ({ status: 'failed', reason: 'fatal_error', reasonText: RUN_END_TEXTS.carriedAtStart }),
+  /** An agent's call failed: at once when fatal, else after its attempts. */
+  /** A team agent's child run ended neither completed nor exhausted (docs/teams.md, "Nested teams"). */
+  teamFailed: (agent: string, child: { status: string; reason: string; reasonText: string; workflowId: string }): RunEnd => ({
+    status: 'failed',
+    reason: 'team_failed',
+    reasonText: RUN_END_TEXTS.teamFailed(agent, child.status, child.reasonText, child.workflowId),
+  }),
+  /** A team agent's child run could not start: another run holds its workflow id (docs/teams.md, "Nested teams"). */
+  teamIdTaken: (agent: string, file: string, workflowId: string): RunEnd => ({
+    status: 'failed',
+    reason: 'team_failed',
+    reasonText: RUN_END_TEXTS.teamIdTaken(agent, file, workflowId),
+  }),
+  callFailed: (agent: string, failure: CallFailure): RunEnd => {
+    const { diagnostics } = failure;
+    const rid = diagnostics.requestId ? ` (request id ${diagnostics.requestId})` : '';
+    if (failure.fatal) {
+      const got = diagnostics.status ? ` got HTTP ${diagnostics.status}${rid}` : '';
+      return { status: 'failed', reason: 'fatal_error', reasonText: RUN_END_TEXTS.fatal(agent, got, diagnostics.message), diagnostics };
+    }
+    return { status: 'failed', reason: 'activity_failed', reasonText: RUN_END_TEXTS.activityFailed(agent, diagnostics.message, rid), diagnostics };
+  },
+  /** An agent's prompt cannot fit its context window. */
+  windowExceeded: (agent: string, tokens: number, window: number): RunEnd => ({
+    status: 'failed',
+    reason: 'token_window_exceeded',
+    reasonText: RUN_END_TEXTS.windowExceeded(agent, tokens, window),
+  }),
+  /** Compaction failed too many times in a row. */
+  compactionBreaker: (failures: number, diagnostics: Diagnostics): RunEnd => ({
+    status: 'failed',
+    reason: 'compaction_circuit_breaker',
+    reasonText: RUN_END_TEXTS.compactionBreaker(failures),
+    diagnostics,
+  }),
+  /** An agent's reply was still cut by `max_tokens` after its continuation. */
+  truncated: (agent: string, maxTokens: number | undefined): RunEnd => ({
+    status: 'failed',
+    reason: 'truncated_output',
+    reasonText: RUN_END_TEXTS.truncated(agent, maxTokens),
+  }),
+} as const;

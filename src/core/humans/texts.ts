@@ -22,7 +22,7 @@ const REASONS = {
 } as const;
 
 export const HUMAN_TEXTS = {
-  /** The summary each kind of request opens with (`open.ts`), as `status`, the CLI and the Web UI show it. */
+  /** The summary each kind of request opens with (`askHuman` in `decisions.ts`), as `status`, the CLI and the Web UI show it. */
   asks: {
     signal: (agent: string, type: string) => `${agent} asked for ${type.replace(/_/g, ' ')}`,
     handoff: (agent: string) => `${agent} handed off to you`,

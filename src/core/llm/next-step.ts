@@ -1,6 +1,9 @@
 /**
  * The one decision after a model turn (docs/semantics.md, "Agent calls" and "Tools"), as the OpenAI
- * Agents runner's `NextStep`: given the reply and what was offered, what happens next — ask once more
+ * Agents runner's `NextStep`, and what it reads: what a dispatch offers the model ({@link turnOffer}:
+ * the built-in tools, the worker tools, each marked when `approval.tools` gates it, the transfers and
+ * the bounds of its tool loop, built once per dispatch for the agent activity and the tool dispatch
+ * alike). Given the reply and what was offered, what happens next — ask once more
  * (`follow-ups.ts`), the final answer, run these tools (which need a human first), or hand off (the
  * first transfer is made, the others refused). The agent activity (`activities/agent.ts`), the
  * model-call activity (`activities/model.ts`) and the workflow's tool dispatch
@@ -10,12 +13,14 @@
  * Pure; warnings go to the caller's list.
  */
 import type { GoalSnapshot, NextStep, PlannedCall, ToolEvent, Turn, TurnOffer } from './contract';
-import { handleToolCall } from './builtin-tools';
+import { builtinToolsOf, handleToolCall, toolDefinitions } from './builtin-tools';
 import { followUp, type FollowUpsUsed } from './follow-ups';
-import { offeredNames } from './offer';
-import type { ToolCallRequest } from './tool-contract';
-import { replyTransfers } from '../teams/handoffs';
+import { workerFunctionTool, type ToolCallRequest, type ToolDefinition, type WorkerFunctionTool } from './tool-contract';
+import { handoffDefinition, handoffTools, replyTransfers } from '../teams/handoffs';
 import { cutUtf8 } from '../text/utf8';
+import { DEFAULT_PARALLEL_TOOL_CALLS } from '../config/limits';
+import type { CompiledGraph } from '../graph/types';
+import { needsApproval } from './tool-calls';
 
 /**
  * Bounds of a turn's outcome.
@@ -229,4 +234,33 @@ export function normalizeCallIds(calls: readonly ToolCallRequest[], round: numbe
     seen.add(id);
     return { ...c, id };
   });
+}
+
+/** The offer of agent `agent`'s dispatch, whose worker tools (resolved at the run's start) are `specs`. */
+export function turnOffer(graph: CompiledGraph, agent: string, specs: readonly ToolDefinition[] = []): TurnOffer {
+  const compiled = graph.agents[agent];
+  const builtins = builtinToolsOf(compiled.tools);
+  const handoffs = handoffTools(graph, agent);
+  const workerTools = specs.map((spec) => ({
+    definition: workerFunctionTool(spec),
+    ...(needsApproval(graph.approval.tools, spec.yamlName) ? { gated: true as const } : {}),
+  }));
+  return {
+    ...(builtins.length > 0 ? { builtins } : {}),
+    ...(workerTools.length > 0 ? { workerTools } : {}),
+    ...(handoffs.length > 0 ? { handoffs } : {}),
+    maxToolRounds: compiled.maxToolRounds,
+    maxParallelToolCalls: compiled.maxParallelToolCalls ?? DEFAULT_PARALLEL_TOOL_CALLS,
+    ...(compiled.toolChoice ? { toolChoice: compiled.toolChoice } : {}),
+  };
+}
+
+/** The tools the model is offered, as sent: the built-ins, then the worker tools, then the transfers. */
+export function offeredTools(offer: TurnOffer): WorkerFunctionTool[] {
+  return [...toolDefinitions(offer.builtins ?? []), ...(offer.workerTools ?? []).map((t) => t.definition), ...(offer.handoffs ?? []).map(handoffDefinition)];
+}
+
+/** Every tool name the model was offered, in the order of {@link offeredTools}. */
+export function offeredNames(offer: TurnOffer): string[] {
+  return [...(offer.builtins ?? []), ...(offer.workerTools ?? []).map((t) => t.definition.function.name), ...(offer.handoffs ?? []).map((h) => h.name)];
 }

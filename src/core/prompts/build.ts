@@ -142,7 +142,8 @@ export const PROMPT_TEXTS = {
   threadEntry: (agent: string, self: boolean): string => `### ${agent}${self ? ' (you)' : ''}`,
   /** The heading of a transfer, a question to the user or an answer, after `### <agent>[ (you)]`. */
   threadEvent: {
-    handoff: (to: string): string => `, handing off to ${to}`,
+    /** `(you)` on the one handed the work: a small model that read only the name took the handoff as its own to make. */
+    handoff: (to: string, self: boolean): string => `, handing off to ${to}${self ? ' (you)' : ''}`,
     question: (): string => ', asking the user',
     answer: (to: string, self: boolean): string => `, answering ${to}${self ? ' (you)' : ''}`,
   },
@@ -287,7 +288,7 @@ export function threadHeading(entry: ThreadEntry, agent: string): string {
   const to = entry.to ?? '';
   switch (entry.kind) {
     case 'handoff':
-      return head + PROMPT_TEXTS.threadEvent.handoff(to);
+      return head + PROMPT_TEXTS.threadEvent.handoff(to, to === agent);
     case 'question':
       return head + PROMPT_TEXTS.threadEvent.question();
     case 'answer':

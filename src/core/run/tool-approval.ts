@@ -3,11 +3,11 @@
  * what a human approves is what runs"). The wait happens inside the wave's dispatch, beside its other
  * calls, but the machine sees it: while a call waits, the wave's phase lists its request
  * (`Phase.waiting`), as `exit_approval` names the request of `before_exit`. The request opens through
- * the one opener (`core/humans/open.ts`) with the arguments exactly as the tool will get them; the
+ * the one opener (`askHuman`, `core/humans/decisions.ts`) with the arguments exactly as the tool will get them; the
  * dispatch waits at the one human gate (`workflows/human-gate.ts`); then the decision is taken here.
  * Pure: time comes in.
  */
-import { askHuman } from '../humans/open';
+import { askHuman } from '../humans/decisions';
 import { takeDecided } from '../humans/requests';
 import { readToolArguments, TOOL_ARGUMENT_LIMITS, TOOL_ARGUMENT_TEXTS } from '../llm/tool-arguments';
 import { TOOL_CALL_TEXTS } from '../llm/tool-calls';

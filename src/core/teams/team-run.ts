@@ -4,7 +4,7 @@
  * means to the parent — the agent's result, or the end of a failed dispatch. The workflow starts the
  * child (`src/workflows/team-call.ts`).
  */
-import { ENDS } from '../ending/ends';
+import { ENDS } from '../ending/decide';
 import type { RunEnd, RunResult } from '../ending/result';
 import type { CompiledBudget, CompiledGraph } from '../graph/types';
 import type { AgentCallResult } from '../llm/contract';

@@ -8,7 +8,7 @@
 import { USER, type CompiledGraph } from '../graph/types';
 import { addUsage, recordCall, recordTeamRun } from '../budgets/ledger';
 import type { GoalEvent } from '../goals';
-import { askHuman } from '../humans/open';
+import { askHuman } from '../humans/decisions';
 import { REQUEST_SIGNAL_KINDS } from '../humans/requests';
 import type { AgentCallResult } from '../llm/contract';
 import { endsAtUserHandoff, hashWindow, updateLatches } from '../conditions/walk';

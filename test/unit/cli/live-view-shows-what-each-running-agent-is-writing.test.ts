@@ -6,7 +6,7 @@
  * lines print none of it.
  */
 import { buildStatusView } from '../../../src/core/ending/result';
-import type { InFlightCall } from '../../../src/core/observe/in-flight';
+import type { InFlightCall } from '../../../src/core/observe/live';
 import { createRunState } from '../../../src/core/state/state';
 import type { FollowEvent } from '../../../src/client/follow';
 import { applyFollowEvent, newLiveModel, type LiveModel } from '../../../src/cli/live-model';

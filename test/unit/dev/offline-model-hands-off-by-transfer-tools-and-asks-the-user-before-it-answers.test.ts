@@ -4,7 +4,7 @@
  * the workflow does, and it transfers, asks the user and answers deterministically, so
  * examples/triage-swarm.yaml ends on its stop word.
  */
-import { turnOffer } from '../../../src/core/llm/offer';
+import { turnOffer } from '../../../src/core/llm/next-step';
 import * as path from 'node:path';
 import OpenAI from 'openai';
 import { createActivities } from '../../../src/activities';

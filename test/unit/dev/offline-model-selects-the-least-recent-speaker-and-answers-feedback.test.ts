@@ -5,7 +5,7 @@
  * the names the feedback lists. Played with the offline agents, examples/selector-team.yaml ends
  * when the reviewer approves.
  */
-import { turnOffer } from '../../../src/core/llm/offer';
+import { turnOffer } from '../../../src/core/llm/next-step';
 import * as path from 'node:path';
 import OpenAI from 'openai';
 import { createActivities } from '../../../src/activities';

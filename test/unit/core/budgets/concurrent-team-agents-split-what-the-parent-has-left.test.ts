@@ -6,7 +6,7 @@
 import { emptyLedger, takeToolCall, type UsageLedger } from '../../../../src/core/budgets/ledger';
 import { SHARE_TEXTS, shareWave, teamNeed, waveParties, type WaveParties } from '../../../../src/core/budgets/shares';
 import type { CompiledBudget } from '../../../../src/core/graph/types';
-import { situationOf } from '../../../../src/core/ending/situation';
+import { situationOf } from '../../../../src/core/ending/decide';
 import { createRunState } from '../../../../src/core/state/state';
 import { compileYaml } from '../../../helpers/compile';
 

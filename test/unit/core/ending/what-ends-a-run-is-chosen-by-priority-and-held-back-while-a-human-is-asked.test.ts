@@ -1,5 +1,5 @@
 import { decideNext, graphEnd, pickEnd, type Situation } from '../../../../src/core/ending/decide';
-import { ENDS } from '../../../../src/core/ending/ends';
+import { ENDS } from '../../../../src/core/ending/decide';
 import type { RunEnd } from '../../../../src/core/ending/result';
 import type { Stop } from '../../../../src/core/conditions/evaluate';
 import type { BudgetStop } from '../../../../src/core/budgets/ledger';

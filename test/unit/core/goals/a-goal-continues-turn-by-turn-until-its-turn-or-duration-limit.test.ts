@@ -1,4 +1,4 @@
-import { ENDS } from '../../../../src/core/ending/ends';
+import { ENDS } from '../../../../src/core/ending/decide';
 import {
   applyGoalEvents,
   createGoal,

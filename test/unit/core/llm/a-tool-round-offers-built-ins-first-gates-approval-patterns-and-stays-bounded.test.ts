@@ -2,7 +2,7 @@ import { checkBudget, emptyLedger, takeToolCall, toolCallAllowed } from '../../.
 import type { LoopMessage } from '../../../../src/core/llm/tool-contract';
 import { needsApproval, shrinkEarlierToolResults, TOOL_CALL_LIMITS } from '../../../../src/core/llm/tool-calls';
 import { normalizeCallIds } from '../../../../src/core/llm/next-step';
-import { offeredTools } from '../../../../src/core/llm/offer';
+import { offeredTools } from '../../../../src/core/llm/next-step';
 import { workerFunctionTool } from '../../../../src/core/llm/tool-contract';
 import { brief } from '../../../../src/core/text/format';
 import { testOffer } from '../../../helpers/activity-env';

@@ -4,7 +4,7 @@
  * the in-flight agents of a status are joined with the text each is writing, an agent's own call
  * before a compaction or judge of it.
  */
-import { inFlightEntries, parseLiveText, type InFlightCall } from '../../../../src/core/observe/in-flight';
+import { inFlightEntries, parseLiveText, type InFlightCall } from '../../../../src/core/observe/live';
 import { LIVE_TEXT_LIMITS } from '../../../../src/core/observe/live';
 
 const LIVE_TEXT_MAX_CHARS = LIVE_TEXT_LIMITS.tailChars;

@@ -245,7 +245,7 @@ describe('buildAgentMessages layout', () => {
         '',
         '## Shared thread (oldest first)',
         '',
-        '### triage, handing off to billing',
+        '### triage, handing off to billing (you)',
         'A double charge: billing, please.',
         '',
         '### billing (you), asking the user',

@@ -1,6 +1,6 @@
 /**
  * A gated tool call's approval as a state of the round machine (`core/run/tool-approval.ts`): its
- * request opens through the one opener (`core/humans/open.ts`) with the arguments exactly as the tool
+ * request opens through the one opener (`askHuman`, `core/humans/decisions.ts`) with the arguments exactly as the tool
  * will get them, the wave's phase lists it while it waits, and the decision is taken when the wait
  * ends. A call whose arguments cannot be shown whole is not offered for approval at all.
  */

@@ -9,7 +9,7 @@ import { clearCompletionChecks, registerCompletionCheck } from '../../../../src/
 import { evaluateTermination } from '../../../../src/core/conditions/evaluate';
 import { pluginForReason } from '../../../../src/core/conditions/registry';
 import type { Condition } from '../../../../src/core/conditions/types';
-import { ENDS } from '../../../../src/core/ending/ends';
+import { ENDS } from '../../../../src/core/ending/decide';
 import { RUN_REASONS, statusForReason } from '../../../../src/core/ending/reasons';
 import { buildRunResult, finalAgents, finalText } from '../../../../src/core/ending/result';
 import { RUN_END_TEXTS } from '../../../../src/core/ending/texts';
