@@ -17,16 +17,22 @@ import type { RunResult, RunStatusView } from './core/ending/result';
 import type { RunProgress } from './core/observe/progress';
 import { SEARCH_ATTRIBUTES } from './core/observe/search';
 import type { CarriedState } from './core/state/carry';
+import type { TeamState } from './core/state/team-state';
 import type { TranscriptStep } from './core/state/state';
 
 /** Workflow type name, as registered by the worker. */
 export const WORKFLOW_TYPE = 'troupeRun';
 
-/** The workflow argument: the compiled graph, the task, and state carried over by continue-as-new. */
+/**
+ * The workflow argument: the compiled graph, the task, and state carried over by continue-as-new; or,
+ * for a run that continues a team (docs/semantics.md, "Teams that go on"), the team state it goes on
+ * from (checked by the workflow like any start input), with `task` the new task or empty.
+ */
 export interface RunInput {
   graph: CompiledGraph;
   task: string;
   carried?: CarriedState;
+  teamState?: TeamState;
 }
 
 /** The run workflow's signature (`workflows/run.ts`'s `troupeRun`), for typed handles. */
@@ -83,4 +89,5 @@ export const SEARCH_KEYS = {
   status: defineSearchAttributeKey(SEARCH_ATTRIBUTES.status.name, SEARCH_ATTRIBUTES.status.kind),
   reason: defineSearchAttributeKey(SEARCH_ATTRIBUTES.reason.name, SEARCH_ATTRIBUTES.reason.kind),
   waiting: defineSearchAttributeKey(SEARCH_ATTRIBUTES.waiting.name, SEARCH_ATTRIBUTES.waiting.kind),
+  thread: defineSearchAttributeKey(SEARCH_ATTRIBUTES.thread.name, SEARCH_ATTRIBUTES.thread.kind),
 } as const;

@@ -53,5 +53,5 @@ register() {
   done
 }
 
-register Keyword TroupeGraph TroupeStatus TroupeReason
+register Keyword TroupeGraph TroupeStatus TroupeReason TroupeThread
 register Bool TroupeWaiting

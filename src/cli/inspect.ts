@@ -13,10 +13,12 @@ import type { RunStatusView } from '../core/ending/result';
 import { inFlightEntries, type InFlightEntry } from '../core/observe/live';
 import { lastLine, printable, tailOf } from '../core/text/printable';
 import { readInFlightCalls } from '../client/pending-activities';
-import { booleanFlag, type ParsedArgs } from './args';
+import { listRuns } from '../client/find-runs';
+import type { TranscriptStep } from '../core/state/state';
+import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { childRuns } from './child-runs';
-import { withRun } from './connect';
-import { out, outJson } from './io';
+import { connectOrExplain, withRun } from './connect';
+import { err, out, outJson } from './io';
 import { exitCodeOf, followAndPrint, printResult } from './run';
 import { CLI_RUN_TEXTS } from './run-texts';
 import { teamLines } from './plain-lines';
@@ -107,7 +109,14 @@ async function noStepsLine(handle: RunHandle): Promise<string> {
 
 /** `troupe transcript`. */
 export async function transcript(args: ParsedArgs): Promise<number> {
-  return withRun(args.positionals[0], async (handle) => {
+  const thread = stringFlag(args, 'thread');
+  const id = args.positionals[0];
+  if ((thread === undefined) === (id === undefined)) {
+    err(CLI_RUN_TEXTS.transcriptOf);
+    return 1;
+  }
+  if (thread !== undefined) return threadTranscript(thread, booleanFlag(args, 'json'));
+  return withRun(id, async (handle) => {
     const steps = await queryTranscript(handle);
     if (booleanFlag(args, 'json')) {
       outJson(steps);
@@ -117,17 +126,49 @@ export async function transcript(args: ParsedArgs): Promise<number> {
       out(await noStepsLine(handle));
       return 0;
     }
-    for (const s of steps) {
-      if (s.decision) {
-        out(CLI_RUN_TEXTS.decision(s.decision).trim());
-        continue;
-      }
-      out(`#${s.step} [round ${s.round} · wave ${s.wave}] ${s.agent}${s.kind && s.kind !== 'agent' ? ` (${s.kind})` : ''} #${s.hash} ${s.promptTokens}+${s.completionTokens} tok`);
-      for (const line of teamLines(s)) out(line);
-      for (const t of s.tools ?? []) out(CLI_RUN_TEXTS.toolCall(t));
-      // printable before it is indented: a carriage return becomes a line end that is indented too
-      out(printable(s.text).split('\n').map((l) => `    ${l}`).join('\n'));
-    }
+    printSteps(steps);
     return 0;
   });
+}
+
+/** A transcript's steps, each with its number, position, hash and tokens, its tools and its text. */
+function printSteps(steps: TranscriptStep[]): void {
+  for (const s of steps) {
+    if (s.decision) {
+      out(CLI_RUN_TEXTS.decision(s.decision).trim());
+      continue;
+    }
+    out(`#${s.step} [round ${s.round} · wave ${s.wave}] ${s.agent}${s.kind && s.kind !== 'agent' ? ` (${s.kind})` : ''} #${s.hash} ${s.promptTokens}+${s.completionTokens} tok`);
+    for (const line of teamLines(s)) out(line);
+    for (const t of s.tools ?? []) out(CLI_RUN_TEXTS.toolCall(t));
+    // printable before it is indented: a carriage return becomes a line end that is indented too
+    out(printable(s.text).split('\n').map((l) => `    ${l}`).join('\n'));
+  }
+}
+
+/** `troupe transcript --thread T`: each run of the thread in order, each with a line where it began (docs/semantics.md, "Teams that go on"). */
+async function threadTranscript(thread: string, json: boolean): Promise<number> {
+  const conn = await connectOrExplain();
+  if (!conn) return 1;
+  try {
+    const { runs } = await listRuns(conn.client, { thread }, 1000);
+    if (runs.length === 0) {
+      err(CLI_RUN_TEXTS.noThread(thread));
+      return 1;
+    }
+    const all: Array<{ workflowId: string; runId: string; steps: TranscriptStep[] }> = [];
+    for (const r of runs) {
+      const steps = await queryTranscript(conn.client.workflow.getHandle(r.workflowId, r.runId));
+      if (json) all.push({ workflowId: r.workflowId, runId: r.runId, steps });
+      else {
+        out(CLI_RUN_TEXTS.runBegan(r.workflowId, r.startTime, r.status, r.reason));
+        if (steps.length === 0) out(CLI_RUN_TEXTS.noSteps);
+        printSteps(steps);
+      }
+    }
+    if (json) outJson(all);
+    return 0;
+  } finally {
+    await conn.close();
+  }
 }

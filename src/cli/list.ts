@@ -1,6 +1,7 @@
 /**
- * `troupe list [--graph G] [--status S] [--waiting] [--limit N] [--json]`: troupe's runs, newest
- * first, found by troupe's search attributes when the namespace has them, else by each run's memo.
+ * `troupe list [--graph G] [--status S] [--waiting] [--thread T] [--limit N] [--json]`: troupe's runs,
+ * newest first (a thread's oldest first), found by troupe's search attributes when the namespace has
+ * them, else by each run's memo.
  */
 import { RUN_STATUSES } from '../core/ending/reasons';
 import { RUNNING_STATUS, type ListFilter } from '../core/observe/search';
@@ -37,6 +38,7 @@ export async function run(args: ParsedArgs): Promise<number> {
     ...(graph !== undefined ? { graph } : {}),
     ...(status !== undefined ? { status } : {}),
     ...(booleanFlag(args, 'waiting') ? { waiting: true } : {}),
+    ...(stringFlag(args, 'thread') !== undefined ? { thread: stringFlag(args, 'thread') } : {}),
   };
   const conn = await connectOrExplain();
   if (!conn) return 1;

@@ -23,6 +23,15 @@ const DECIDED = { approve: 'approved', reject: 'rejected', answer: 'answered' } 
 
 export const CLI_RUN_TEXTS = {
   noTask: (file: string) => `no task: pass --task "..." or set task: in ${file}`,
+  continueAndState: 'pass --continue ID or --state FILE, not both',
+  transcriptOf: 'pass a run id, or --thread T for every run of a thread',
+  stateWritten: (id: string, file: string, entries: number) => `wrote ${id}'s team state to ${file} (${entries} thread entr${entries === 1 ? 'y' : 'ies'}); start from it with: troupe run <role.yaml> --state ${file} --task "..."`,
+  noState: (problem: string) => `no team state: ${problem}`,
+  noThread: (thread: string) => `no runs in thread ${thread}`,
+  runBegan: (id: string, at: string, status: string, reason?: string) => `── run ${id} began ${at.replace('T', ' ').slice(0, 19)} (${status}${reason ? `/${reason}` : ''}) ──`,
+  noSteps: '    (no steps)',
+  cannotContinue: (problem: string) => `cannot continue: ${problem}`,
+  unreadable: (file: string, message: string) => `${file}: cannot read: ${message}`,
   started: (id: string, queue: string) => `started run ${id} on task queue ${queue}`,
   detached: (id: string) => `follow it with: troupe status ${id}  ·  troupe result ${id}`,
   notFound: (id: string) => `no run with id ${id}`,

@@ -1,11 +1,12 @@
 /**
- * `troupe run <role.yaml> [--task T] [--id ID] [--json] [--detach] [--plugins file]`:
- * validate, start the run workflow, follow its progress (human waits included, with the command
+ * `troupe run <role.yaml> [--task T] [--continue ID | --state FILE] [--id ID] [--json] [--detach] [--plugins file]`:
+ * validate, start the run workflow (or a run that continues a closed one: docs/semantics.md, "Teams that go on"), follow its progress (human waits included, with the command
  * that answers them; a live view on a terminal, timestamped lines on a pipe) and print the result.
  * Exit 0 when completed, 2 for any other final status, 1 for config, usage or connection errors,
  * 130 when Ctrl+C stops following (the run goes on).
  */
-import { followRun, startRun, webUiLink, type RunHandle } from '../client';
+import { ContinueRefusedError, followRun, parseStateFile, startRun, webUiLink, type RunHandle } from '../client';
+import { readFileSync } from 'node:fs';
 import { formatIssue } from '../core/config/issues';
 import type { RunResult } from '../core/ending/result';
 import { finalLine } from '../core/ending/final-line';
@@ -77,6 +78,22 @@ export function printResult(result: RunResult, write: (s: string) => void, termi
   }
 }
 
+/** A state file's document (`--state`), read once; or why not. */
+function readStateFile(file: string): { ok: true; doc: unknown } | { ok: false; problems: string[] } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    return { ok: false, problems: [CLI_RUN_TEXTS.unreadable(file, (e as Error).message)] };
+  }
+  try {
+    return { ok: true, doc: parseStateFile(file, text) };
+  } catch (e) {
+    if (e instanceof ContinueRefusedError) return { ok: false, problems: e.problems };
+    throw e;
+  }
+}
+
 /** Run the command. */
 export async function run(args: ParsedArgs): Promise<number> {
   const file = args.positionals[0];
@@ -92,8 +109,26 @@ export async function run(args: ParsedArgs): Promise<number> {
   if (loaded.errors.length > 0 || !loaded.graph) return 1;
   for (const w of loaded.warnings) err(CLI_TEXTS.warning(formatIssue(w)));
   const graph = loaded.graph;
-  const task = stringFlag(args, 'task') ?? graph.task;
-  if (!task) {
+  const continueFrom = stringFlag(args, 'continue');
+  const stateFile = stringFlag(args, 'state');
+  if (continueFrom !== undefined && stateFile !== undefined) {
+    err(CLI_RUN_TEXTS.continueAndState);
+    return 1;
+  }
+  let teamState: unknown;
+  if (stateFile !== undefined) {
+    // read once, here: the run keeps it in its input and never reads the file (docs/cli.md, "troupe state")
+    const read = readStateFile(stateFile);
+    if (!read.ok) {
+      for (const p of read.problems) err(CLI_RUN_TEXTS.cannotContinue(p));
+      return 1;
+    }
+    teamState = read.doc;
+  }
+  const continues = continueFrom !== undefined || stateFile !== undefined;
+  // a continued run's task is the one given, or none: the team goes on from where it stopped
+  const task = continues ? stringFlag(args, 'task') : (stringFlag(args, 'task') ?? graph.task);
+  if (!continues && !task) {
     err(CLI_RUN_TEXTS.noTask(file));
     return 1;
   }
@@ -110,14 +145,24 @@ export async function run(args: ParsedArgs): Promise<number> {
   // ended with the run's status when followed to its end, else when the command leaves it
   const root = openRunSpan(graph.name);
   try {
-    const handle = await root.within(() =>
-      startRun(conn.client, {
-        role: graph,
-        task,
-        workflowId: id,
-        taskQueue: conn.settings.taskQueue,
-      }),
-    );
+    let handle: Awaited<ReturnType<typeof startRun>>;
+    try {
+      handle = await root.within(() =>
+        startRun(conn.client, {
+          role: graph,
+          task,
+          workflowId: id,
+          taskQueue: conn.settings.taskQueue,
+          ...(continueFrom !== undefined ? { continueFrom } : {}),
+          ...(teamState !== undefined ? { teamState } : {}),
+          onWarning: (w) => err(CLI_TEXTS.warning(w)),
+        }),
+      );
+    } catch (e) {
+      if (!(e instanceof ContinueRefusedError)) throw e;
+      for (const p of e.problems) err(CLI_RUN_TEXTS.cannotContinue(p));
+      return 1;
+    }
     say(CLI_RUN_TEXTS.started(handle.workflowId, conn.settings.taskQueue));
     const link = webUiLink(conn.settings, handle.workflowId);
     if (link) say(CLI_RUN_TEXTS.uiLink(link));

@@ -24,6 +24,8 @@ export interface RunListing {
   reason?: string;
   /** A human is needed: a request is pending or the run is paused. */
   waiting: boolean;
+  /** The thread the run belongs to (docs/semantics.md, "Teams that go on"); absent for runs started before threads. */
+  thread?: string;
   startTime: string;
   closeTime?: string;
 }
@@ -40,17 +42,23 @@ export interface RunList {
 /** Executions that continued as new are earlier parts of a run that goes on: not listed. */
 const NOT_CONTINUED = `ExecutionStatus != 'ContinuedAsNew'`;
 
-/** List troupe's runs matching `filter`, newest first, at most `limit`. */
+/**
+ * List troupe's runs matching `filter`, newest first, at most `limit`; a thread's runs (`thread`)
+ * oldest first, as the thread went (its first `limit` runs).
+ */
 export async function listRuns(client: Client, filter: ListFilter = {}, limit = 50): Promise<RunList> {
   const indexed = await searchAttributesRegistered(client);
   const query = indexed ? serverQuery(filter) : `${listQuery(WORKFLOW_TYPE, {})} AND ${NOT_CONTINUED}`;
   const runs: RunListing[] = [];
+  const oldestFirst = filter.thread !== undefined;
   for await (const info of client.workflow.list({ query })) {
     const run = listingOf(info);
     if (indexed || matches(run, filter)) runs.push(run);
-    if (runs.length >= limit) break;
+    if (!oldestFirst && runs.length >= limit) break;
   }
-  return { runs, indexed, query };
+  if (!oldestFirst) return { runs, indexed, query };
+  runs.sort((a, b) => a.startTime.localeCompare(b.startTime));
+  return { runs: runs.slice(0, limit), indexed, query };
 }
 
 /**
@@ -66,19 +74,21 @@ function matches(run: RunListing, filter: ListFilter): boolean {
   if (filter.graph !== undefined && run.graph !== filter.graph) return false;
   if (filter.status !== undefined && run.status !== filter.status) return false;
   if (filter.waiting !== undefined && run.waiting !== filter.waiting) return false;
+  if (filter.thread !== undefined && run.thread !== filter.thread) return false;
   return true;
 }
 
 /** A listing row from the execution's search attributes, else its memo. */
 function listingOf(info: WorkflowExecutionInfo): RunListing {
   const attrs = info.typedSearchAttributes;
-  const memo = (info.memo ?? {}) as { troupeGraph?: string; troupeStatus?: string; troupeReason?: string; troupeWaiting?: boolean };
+  const memo = (info.memo ?? {}) as { troupeGraph?: string; troupeStatus?: string; troupeReason?: string; troupeWaiting?: boolean; troupeThread?: string };
   const executionRunning = info.status.name === 'RUNNING';
   const troupeStatus = attrs.get(SEARCH_KEYS.status) ?? memo.troupeStatus ?? RUNNING_STATUS;
   // a run troupe did not end (terminated, timed out, failed by a bug) shows Temporal's own status
   const status = !executionRunning && troupeStatus === RUNNING_STATUS ? info.status.name.toLowerCase() : troupeStatus;
   const reason = attrs.get(SEARCH_KEYS.reason) ?? memo.troupeReason;
   const graph = attrs.get(SEARCH_KEYS.graph) ?? memo.troupeGraph;
+  const thread = attrs.get(SEARCH_KEYS.thread) ?? memo.troupeThread;
   return {
     workflowId: info.workflowId,
     runId: info.runId,
@@ -86,6 +96,7 @@ function listingOf(info: WorkflowExecutionInfo): RunListing {
     status,
     ...(reason ? { reason } : {}),
     waiting: executionRunning && (attrs.get(SEARCH_KEYS.waiting) ?? memo.troupeWaiting ?? false),
+    ...(thread !== undefined ? { thread } : {}),
     startTime: info.startTime.toISOString(),
     ...(info.closeTime ? { closeTime: info.closeTime.toISOString() } : {}),
   };

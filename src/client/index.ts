@@ -8,5 +8,6 @@ export * from './runs';
 export * from './follow';
 export * from './human-decisions';
 export * from './find-runs';
+export * from './team-state';
 export { readInFlightCalls } from './pending-activities';
 export { webUiLink } from './web-ui';

@@ -8,6 +8,7 @@
 import {
   Client,
   Connection,
+  WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   type WorkflowHandle,
   type WorkflowHandleWithFirstExecutionRunId,
@@ -26,6 +27,8 @@ import { RUNNING_STATUS, SEARCH_ATTRIBUTES } from '../core/observe/search';
 import { runIdIssue } from '../core/teams/team-run';
 import { troupeDataConverter } from '../codec/data-converter';
 import { clientTracingPlugins } from '../telemetry/tracing';
+import type { TeamState } from '../core/state/team-state';
+import { checkContinuation, exportTeamState, threadRunId } from './team-state';
 
 /** A run's workflow handle, typed by the contract. */
 export type RunHandle = WorkflowHandle<TroupeRun>;
@@ -69,6 +72,17 @@ export interface StartOptions {
   workflowId?: string;
   /** Default: `TROUPE_TASK_QUEUE` or `troupe`. */
   taskQueue?: string;
+  /**
+   * Continue closed run `continueFrom` (docs/semantics.md, "Teams that go on"): a new run in its
+   * thread, id `<thread>/<n>` by default, that goes on from its team state with `task` (if any)
+   * appended to the thread. Every check is made before anything starts: a refusal throws
+   * {@link ContinueRefusedError} with every reason.
+   */
+  continueFrom?: string;
+  /** Continue from a saved team state (`troupe state`'s file, parsed), with the same checks. */
+  teamState?: unknown;
+  /** Called with each warning of a continuation (agents that changed, a failed source, dropped requests). */
+  onWarning?: (warning: string) => void;
 }
 
 /**
@@ -79,28 +93,63 @@ export interface StartOptions {
  */
 export async function startRun(client: Client, opts: StartOptions): Promise<WorkflowHandleWithFirstExecutionRunId<TroupeRun>> {
   const graph = 'graph' in opts.role ? opts.role.graph : opts.role;
-  const task = opts.task ?? graph.task;
+  const team = await continuation(client, graph, opts);
+  // a continued run's task is the new one, or none: the role's own task started the thread
+  const task = team ? (opts.task ?? '') : (opts.task ?? graph.task);
   if (task === undefined) throw new Error(`startRun: no task: pass one or set task in role ${graph.name}`);
   const idIssue = opts.workflowId === undefined ? undefined : runIdIssue(opts.workflowId);
   if (idIssue) throw new Error(`startRun: ${idIssue}`);
+  for (const w of team?.warnings ?? []) opts.onWarning?.(w);
   const indexed = await searchAttributesRegistered(client);
-  return client.workflow.start<TroupeRun>(WORKFLOW_TYPE, {
-    taskQueue: opts.taskQueue ?? taskQueueFromEnv(),
-    workflowId: opts.workflowId ?? newRunId(graph.name),
-    args: [{ graph, task }],
-    memo: { troupeStatus: RUNNING_STATUS, troupeGraph: graph.name, troupeWaiting: false },
-    staticSummary: staticSummary(graph, task),
-    staticDetails: staticDetails(graph),
-    ...(indexed
-      ? {
-          typedSearchAttributes: [
-            { key: SEARCH_KEYS.graph, value: graph.name },
-            { key: SEARCH_KEYS.status, value: RUNNING_STATUS },
-            { key: SEARCH_KEYS.waiting, value: false },
-          ],
-        }
-      : {}),
-  });
+  const start = (workflowId: string, thread: string) =>
+    client.workflow.start<TroupeRun>(WORKFLOW_TYPE, {
+      taskQueue: opts.taskQueue ?? taskQueueFromEnv(),
+      workflowId,
+      args: [team ? { graph, task, teamState: team.state } : { graph, task }],
+      // a thread's run id is taken once: one someone else holds is never joined (docs/semantics.md, "Teams that go on")
+      ...(team ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
+      memo: { troupeStatus: RUNNING_STATUS, troupeGraph: graph.name, troupeWaiting: false, troupeThread: thread },
+      staticSummary: staticSummary(graph, task || (team ? CONTINUED_SUMMARY(team.state.threadId) : task)),
+      staticDetails: staticDetails(graph),
+      ...(indexed
+        ? {
+            typedSearchAttributes: [
+              { key: SEARCH_KEYS.graph, value: graph.name },
+              { key: SEARCH_KEYS.status, value: RUNNING_STATUS },
+              { key: SEARCH_KEYS.waiting, value: false },
+              { key: SEARCH_KEYS.thread, value: thread },
+            ],
+          }
+        : {}),
+    });
+  if (!team) {
+    const workflowId = opts.workflowId ?? newRunId(graph.name);
+    return start(workflowId, workflowId);
+  }
+  const thread = team.state.threadId;
+  if (opts.workflowId !== undefined) return start(opts.workflowId, thread);
+  // the next free `<thread>/<n>`: after the runs the source's chain counted, past any id already taken
+  for (let n = Math.max(2, team.state.threadUsage.runs + 1); ; n++) {
+    try {
+      return await start(threadRunId(thread, n), thread);
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+}
+
+/** The summary the Temporal UI shows for a continued run without a task of its own. */
+const CONTINUED_SUMMARY = (thread: string) => `(continues thread ${thread})`;
+
+/** The checked team state a start continues from (`continueFrom` or `teamState`), with its warnings; undefined for a fresh run. */
+async function continuation(client: Client, graph: CompiledGraph, opts: StartOptions): Promise<{ state: TeamState; warnings: string[] } | undefined> {
+  if (opts.continueFrom !== undefined && opts.teamState !== undefined) throw new Error('startRun: pass continueFrom or teamState, not both');
+  if (opts.continueFrom !== undefined) {
+    const source = await exportTeamState(client, opts.continueFrom);
+    const checked = checkContinuation(graph, source.state);
+    return { state: checked.state, warnings: [...source.warnings, ...checked.warnings] };
+  }
+  return opts.teamState === undefined ? undefined : checkContinuation(graph, opts.teamState);
 }
 
 const registered = new WeakMap<Client, Promise<boolean>>();

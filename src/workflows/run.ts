@@ -30,7 +30,8 @@ import { step, type Machine } from '../core/run/step';
 import type { AgentOutcome, Command, RunEvent } from '../core/run/types';
 import { carryState, readCarried } from '../core/state/carry';
 import { startClock, stopClock } from '../core/state/clock';
-import { createRunState, warn } from '../core/state/state';
+import { createRunState, warn, type RunState } from '../core/state/state';
+import { continuationIssues, continueRunState, readTeamState, sizeProblem, teamStateOf } from '../core/state/team-state';
 import { openWave } from './agent-call';
 import { AgentDispatch } from './dispatch';
 import type { Run } from './execution';
@@ -53,7 +54,22 @@ function refusedInput(input: RunInput, continued: boolean): RunEnd | undefined {
   if (input.carried !== undefined && !continued) return ENDS.carriedAtStart();
   if (continued) return undefined;
   const wrong = checkGraph(input.graph);
-  return wrong.length > 0 ? ENDS.refused(joinProblems(wrong)) : undefined;
+  if (wrong.length > 0) return ENDS.refused(joinProblems(wrong));
+  if (input.teamState === undefined) return undefined;
+  // a team state is untrusted input, checked as the client checked it (docs/semantics.md, "Teams that go on")
+  const read = readTeamState(input.teamState);
+  const problems = read.ok ? [sizeProblem(read.state), ...continuationIssues(input.graph, read.state).errors].filter((p): p is string => p !== undefined) : read.problems;
+  return problems.length > 0 ? ENDS.refused(joinProblems(problems.map((p) => `teamState: ${p}`))) : undefined;
+}
+
+/** A fresh run state; for a run that continues a team, at the team's cursor with its thread and contexts. */
+function startState(input: RunInput, graph: RunInput['graph'], workflowId: string, now: number) {
+  const state = createRunState(graph, input.task, workflowId, now);
+  if (input.teamState) {
+    continueRunState(state, graph, input.teamState, input.task);
+    for (const w of continuationIssues(graph, input.teamState).warnings) warn(state, w);
+  }
+  return state;
 }
 
 /** The troupe run workflow. */
@@ -62,7 +78,7 @@ export async function troupeRun(input: RunInput): Promise<RunResult> {
   const refused = refusedInput(input, info.continuedFromExecutionRunId !== undefined);
   const graph = refused ? emptyGraph(info.workflowType) : input.graph;
   const carried = refused || !input.carried ? undefined : readCarried(input.carried, Date.now());
-  const state = carried ?? createRunState(graph, input.task, info.workflowId, Date.now());
+  const state = carried ?? startState(refused ? { graph, task: input.task } : input, graph, info.workflowId, Date.now());
   if (carried && !state.paused && !awaitingHumans(state)) startClock(state, Date.now());
   const machine: Machine = {
     graph,
@@ -100,10 +116,24 @@ export async function troupeRun(input: RunInput): Promise<RunResult> {
   if (unanswered.length > 0) warn(state, RUN_END_TEXTS.unanswered(unanswered.map((r) => r.id)));
   const kept = keptDecisions(state);
   if (kept.length > 0) warn(state, HUMAN_TEXTS.requests.neverOpened(kept.map((k) => ({ requestId: k.requestId, kind: k.decision.kind }))));
-  const result = buildRunResult(state, run.end, Date.now(), run.output);
+  const result = withTeamState(buildRunResult(state, run.end, Date.now(), run.output), state, graph, refused !== undefined);
   publishEnd(run, result);
   runSpanEnded({ graph: graph.name, status: result.status, reason: result.reason });
   return result;
+}
+
+/**
+ * The RunResult with the run's team state (docs/semantics.md, "Teams that go on"), taken here at the
+ * run's end; over its bound, none, and a warning that names its size and largest part. A refused
+ * start has none: there is no team to go on with.
+ */
+function withTeamState(result: RunResult, state: RunState, graph: RunInput['graph'], refused: boolean): RunResult {
+  if (refused) return result;
+  const team = teamStateOf(state, graph, result, workflowInfo().workflowId);
+  const tooLarge = sizeProblem(team);
+  if (!tooLarge) return { ...result, teamState: team };
+  warn(state, tooLarge);
+  return { ...result, warnings: state.warnings };
 }
 
 /**

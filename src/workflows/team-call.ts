@@ -21,7 +21,8 @@ import { childGraph, childWorkflowId, teamOutcome, teamTask } from '../core/team
 import type { PromptNote } from '../core/prompts/build';
 import type { WaveItem } from '../core/waves/types';
 import type { Run } from './execution';
-import { SEARCH_KEYS, WORKFLOW_TYPE } from '../contract';
+import { SEARCH_KEYS, WORKFLOW_TYPE, type RunInput } from '../contract';
+import { keepChildTeamState } from '../core/state/team-state';
 import { positionOf } from './agent-call';
 import { running } from './observe';
 
@@ -48,7 +49,10 @@ export async function teamCall(
   const runs = (state.teamRuns ??= {});
   const n = (runs[item.agent] = (runs[item.agent] ?? 0) + 1);
   const workflowId = childWorkflowId(state.workflowId, workflowInfo().runId, item.agent, n);
-  const input = { graph: childGraph(team.graph, graph, share), task: teamTask(state.task, item.triggers, notes) };
+  // a continued parent's team agent goes on from its last child's team state (docs/teams.md, "Nested teams")
+  const carried = state.carriedTeams?.[item.agent];
+  if (carried) delete state.carriedTeams![item.agent];
+  const input: RunInput = { graph: childGraph(team.graph, graph, share), task: teamTask(state.task, item.triggers, notes), ...(carried ? { teamState: carried } : {}) };
   const child: Run['children'][number] = { agent: item.agent, workflowId };
   run.children.push(child);
   const done = running(run, { kind: 'agent', agent: item.agent, label });
@@ -63,6 +67,7 @@ export async function teamCall(
     const result = (await handle.result()) as RunResult;
     // a child the parent cancelled or stopped is no failure: the parent ends as it was told to
     if (result.status === 'cancelled' && (CancellationScope.current().consideredCancelled || state.stop)) throw new CancelledFailure(result.reasonText);
+    keepChildTeamState(state, item.agent, result.teamState);
     const outcome = teamOutcome(item.agent, result);
     // a failed child's usage still counts: the parent's result says what the run spent
     if (!outcome.ok) recordTeamRun(state.usage, { agent: item.agent, round: state.round.round, usage: result.usage });
@@ -78,13 +83,14 @@ export async function teamCall(
  * where the parent has them, troupe's search attributes (so `troupe list --waiting` finds its
  * requests). Undefined when another run already holds `workflowId`.
  */
-async function startTeamRun(run: Run, workflowId: string, input: { graph: CompiledGraph; task: string }): Promise<ChildWorkflowHandle<Workflow> | undefined> {
+async function startTeamRun(run: Run, workflowId: string, input: RunInput): Promise<ChildWorkflowHandle<Workflow> | undefined> {
+  const thread = input.teamState?.threadId ?? workflowId;
   try {
     return await startChild(WORKFLOW_TYPE, {
       workflowId,
       args: [input],
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      memo: { troupeStatus: RUNNING_STATUS, troupeGraph: input.graph.name, troupeWaiting: false },
+      memo: { troupeStatus: RUNNING_STATUS, troupeGraph: input.graph.name, troupeWaiting: false, troupeThread: thread },
       staticSummary: staticSummary(input.graph, input.task),
       staticDetails: staticDetails(input.graph),
       ...(run.indexed
@@ -93,6 +99,7 @@ async function startTeamRun(run: Run, workflowId: string, input: { graph: Compil
               { key: SEARCH_KEYS.graph, value: input.graph.name },
               { key: SEARCH_KEYS.status, value: RUNNING_STATUS },
               { key: SEARCH_KEYS.waiting, value: false },
+              { key: SEARCH_KEYS.thread, value: thread },
             ],
           }
         : {}),

@@ -44,6 +44,7 @@ test('creates the namespace with troupe’s Keyword and Bool attributes, and a s
     TroupeStatus: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
     TroupeReason: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
     TroupeWaiting: IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
+    TroupeThread: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
   });
 
   const second = await run('sh', [SCRIPT], { env, timeout: 120_000 });

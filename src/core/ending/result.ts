@@ -9,6 +9,7 @@ import { pendingRequests, type DecisionRecord, type PendingRequest } from '../hu
 import { activeMs } from '../state/clock';
 import type { OutputVerdict } from '../output/check';
 import type { RunState } from '../state/state';
+import type { TeamState } from '../state/team-state';
 import { goalElapsedMs } from '../goals';
 
 /** Failure details of `failed` runs. */
@@ -55,6 +56,8 @@ export interface RunResult {
   unanswered?: PendingRequest[];
   /** Every human decision of the run, oldest first: which request, what, by whom, when. */
   decisions: DecisionRecord[];
+  /** What a new run needs to go on from this one (docs/semantics.md, "Teams that go on"); absent over its size bound. */
+  teamState?: TeamState;
 }
 
 /** The end of a run, as decided by the workflow. */

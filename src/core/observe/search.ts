@@ -19,6 +19,8 @@ export const SEARCH_ATTRIBUTES = {
   reason: { name: 'TroupeReason', kind: 'KEYWORD' },
   /** True while a human is needed: a request is pending or the run is paused. */
   waiting: { name: 'TroupeWaiting', kind: 'BOOL' },
+  /** The thread the run belongs to (docs/semantics.md, "Teams that go on"): the id of the run that started it. */
+  thread: { name: 'TroupeThread', kind: 'KEYWORD' },
 } as const satisfies Record<string, { name: string; kind: SearchAttributeKind }>;
 
 /** The status value of a run that has not ended. */
@@ -39,6 +41,7 @@ export interface ListFilter {
   graph?: string;
   status?: string;
   waiting?: boolean;
+  thread?: string;
 }
 
 /** Quote a value for a list filter (single quotes, backslash-escaped). */
@@ -55,5 +58,6 @@ export function listQuery(workflowType: string, filter: ListFilter): string {
   if (filter.graph !== undefined) parts.push(`${SEARCH_ATTRIBUTES.graph.name} = ${quote(filter.graph)}`);
   if (filter.status !== undefined) parts.push(`${SEARCH_ATTRIBUTES.status.name} = ${quote(filter.status)}`);
   if (filter.waiting !== undefined) parts.push(`${SEARCH_ATTRIBUTES.waiting.name} = ${filter.waiting}`);
+  if (filter.thread !== undefined) parts.push(`${SEARCH_ATTRIBUTES.thread.name} = ${quote(filter.thread)}`);
   return parts.join(' AND ');
 }

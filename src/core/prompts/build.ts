@@ -41,8 +41,8 @@ export interface PromptNote {
 export interface ThreadEntry {
   agent: string;
   text: string;
-  /** Absent for an agent's output. */
-  kind?: 'handoff' | 'question' | 'answer';
+  /** Absent for an agent's output; `task` is a task of the user in a continued thread (docs/semantics.md, "Teams that go on"). */
+  kind?: 'handoff' | 'question' | 'answer' | 'task';
   /** Who a transfer or a question went to, or whose question an answer answers. */
   to?: string;
 }

@@ -14,6 +14,7 @@ import { TO_BE_SELECTED, type Trigger, type WaveItem } from '../waves/types';
 import { utf8ByteLength } from '../text/utf8';
 import { TROUPE_RELEASE } from './release';
 import { STATE_TEXTS } from './texts';
+import type { Continuation, TeamState } from './team-state';
 
 /** A note added to an agent's next input (humans, goals, retries): the prompt builder's note. */
 type AgentNote = PromptNote;
@@ -119,6 +120,14 @@ export interface RunState {
   release?: string;
   /** The progress counter (`core/observe/progress.ts`): rises each time the run publishes its position. */
   progress?: number;
+  /** A run that continues a team state: its thread, the thread's earlier usage, the run it continues (`core/state/team-state.ts`). */
+  continuation?: Continuation;
+  /** A continued selector team's previous speaker, until this run's first turn. */
+  previousSpeaker?: string;
+  /** Per team agent: the team state of its last child run, for the run's own team state. */
+  teams?: Record<string, TeamState>;
+  /** Per team agent: a continued team state its next child run goes on from (taken by that run). */
+  carriedTeams?: Record<string, TeamState>;
 }
 
 /** Cap on each agent text kept in state, the RunResult and compaction input (64 KiB). */

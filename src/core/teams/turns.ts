@@ -39,12 +39,13 @@ export function awaitsSelection(graph: CompiledGraph, state: RunState): boolean 
 export function selectTurn(graph: CompiledGraph, state: RunState): SelectTurn {
   const selector = graph.selector!;
   const participants = graph.nodes;
-  const previous = state.round.lastWave[0];
+  const previous = state.round.lastWave[0] ?? state.previousSpeaker;
   const candidates = selectorCandidates(participants, previous, selector.allowRepeatedSpeaker);
   const prompt = renderSelectorPrompt(selector.prompt ?? DEFAULT_SELECTOR_PROMPT, {
     roles: participants.map((name) => ({ name, description: agentSummary(graph, name) })),
     participants: candidates,
-    history: [{ agent: 'user', text: state.task }, ...state.thread.map((e) => ({ agent: e.agent, text: e.text }))],
+    // a continued thread holds its tasks as entries
+    history: [...(state.continuation ? [] : [{ agent: 'user', text: state.task }]), ...state.thread.map((e) => ({ agent: e.agent, text: e.text }))],
   });
   return { prompt, participants, candidates, ...(previous !== undefined ? { previous } : {}), turn: state.round.messages + 1 };
 }
@@ -58,6 +59,7 @@ export function placeSpeaker(graph: CompiledGraph, state: RunState, turn: Select
     recordCall(state.usage, { kind: 'selector', model: graph.selector!.model.name, usage: answer.usage, round: state.round.round, pricing: graph.pricing, llmCalls: answer.attempts });
     state.round.usage = addUsage(state.round.usage, answer.usage);
   }
+  delete state.previousSpeaker;
   const valid = answer.speaker !== undefined && turn.candidates.includes(answer.speaker);
   const speaker = valid ? answer.speaker! : fallbackSpeaker(turn.participants, turn.previous, graph.selector!.allowRepeatedSpeaker);
   if (!valid) {

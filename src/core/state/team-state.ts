@@ -1,0 +1,355 @@
+/**
+ * A run's team state (docs/semantics.md, "Teams that go on"): what a team needs to go on after the
+ * run ends — the shared thread as the agents see it, each agent's own context, whose turn is next,
+ * the thread the run belongs to — taken from the run state at the run's end (one stopping boundary
+ * by construction), and read back into a fresh run state when a new run continues it. The document
+ * is versioned and checked field by field on the way in: a state file or a forged start input is
+ * untrusted input. Conditions, budgets, goals and open requests are not part of it: each run has its
+ * own. Pure.
+ */
+import { z } from 'zod';
+import type { TokenCounts } from '../conditions/view';
+import { didYouMean } from '../config/did-you-mean';
+import type { CompiledGraph } from '../graph/types';
+import type { PromptNote, ThreadEntry } from '../prompts/build';
+import { hashResult } from '../text/hash';
+import { capText, utf8ByteLength } from '../text/utf8';
+import { TO_BE_SELECTED, type WaveItem } from '../waves/types';
+import { entryWave, pushThread, TEXT_CAP_BYTES, warn, type RunState } from './state';
+
+/** The schema version of {@link TeamState}; a document of another version is refused. */
+export const TEAM_STATE_VERSION = 1;
+
+/** The bound on a team state's encoded size (docs/semantics.md, "Size bounds"): 1 MiB. */
+export const TEAM_STATE_MAX_BYTES = 1024 * 1024;
+
+/** One entry of a team's thread: an agent's output, a transfer, a question, an answer, or a task of the user (`kind: 'task'`). */
+export type TeamThreadEntry = ThreadEntry;
+
+/** What one agent takes into its next dispatch. */
+export interface AgentContext {
+  /** Its own last results, oldest first (what an `inbox` prompt shows). */
+  own: string[];
+  /** Its compaction summary of older turns. */
+  summary?: string;
+  /** How many of the thread's entries, from the start, its summary already covers. */
+  summarized?: number;
+  /** Notes that were waiting for its next dispatch: a handoff's message, a human's answer or message. */
+  notes?: PromptNote[];
+  /** A team agent: the team state of its last child run, which its next child run continues. */
+  team?: TeamState;
+}
+
+/**
+ * Whose turn is next: the wave the run would have dispatched (`wave`: round-robin's next speaker, a
+ * swarm's agent holding the turn, a graph's next wave with what triggered it); a selector's next
+ * choice with the previous speaker (`select`); or the graph's entry (`entry`: the run took its exit).
+ */
+export type TeamCursor =
+  | { kind: 'wave'; wave: Array<{ agent: string; triggers: Array<{ from: string; text: string }> }> }
+  | { kind: 'select'; previous?: string }
+  | { kind: 'entry' };
+
+/** Usage of every run of a thread so far. */
+export interface ThreadUsage extends TokenCounts {
+  costUsd: number;
+  llmRequests: number;
+  runs: number;
+}
+
+/** A run's team state, version 1. */
+export interface TeamState {
+  version: typeof TEAM_STATE_VERSION;
+  /** The team it belongs to: the role's name, its agent names, its topology, and a digest of each agent's definition. */
+  role: { name: string; agents: string[]; topology: string; digests: Record<string, string> };
+  /** The shared thread as the agents see it, oldest first, the tasks of the thread's runs among it. */
+  thread: TeamThreadEntry[];
+  contexts: Record<string, AgentContext>;
+  cursor: TeamCursor;
+  /** The thread's id: the workflow id of the run that started it. */
+  threadId: string;
+  threadUsage: ThreadUsage;
+  /** The run it was taken from. */
+  source: { runId: string; status: string; reason: string; steps: number };
+}
+
+/** What a run that continues a team state knows of its thread (carried in its state, `RunState.thread`'s owner). */
+export interface Continuation {
+  threadId: string;
+  /** Usage of the thread's earlier runs. */
+  before: ThreadUsage;
+  /** The source run's workflow id. */
+  from: string;
+}
+
+/**
+ * Every user-visible text of team states, in one place so tests pin them.
+ * @internal exported for tests
+ */
+export const TEAM_STATE_TEXTS = {
+  version: (v: unknown) => `version: ${JSON.stringify(v)} is not a team state version this troupe reads (it reads ${TEAM_STATE_VERSION})`,
+  field: (path: string, message: string) => `${path || '(document)'}: ${message}`,
+  missing: (agents: string[]) => `the role has no agent${agents.length === 1 ? '' : 's'} ${agents.map((a) => `"${a}"`).join(', ')} of the team state`,
+  extra: (agent: string, hint: string) => `the role's agent "${agent}" is not in the team state${hint}`,
+  topology: (state: string, role: string) => `the team state's topology is ${state}, the role's is ${role}`,
+  changed: (agents: string[]) => `agent${agents.length === 1 ? '' : 's'} ${agents.join(', ')} changed since the team state was taken (instructions, model or tools): the thread goes on with the new definition`,
+  tooLarge: (bytes: number, part: string, partBytes: number) =>
+    `the team state takes ${kib(bytes)} KiB, over its ${kib(TEAM_STATE_MAX_BYTES)} KiB bound; its largest part is ${part} (${kib(partBytes)} KiB): set compaction (context_window) to keep the thread short`,
+  cursorAgent: (agent: string) => `cursor: agent "${agent}" is not in the team state's agents`,
+  failedSource: (status: string, reason: string) => `the run continued ended ${status}/${reason}: the team goes on from its last recorded step`,
+  teamTooLarge: (agent: string, bytes: number) => `the team state of ${agent}'s last child run (${kib(bytes)} KiB) is not kept: its next child run starts afresh`,
+} as const;
+
+function kib(bytes: number): string {
+  return (bytes / 1024).toFixed(bytes < 10 * 1024 ? 1 : 0);
+}
+
+/** The largest team state a team agent's context keeps of its child run (a quarter of the bound). */
+const CHILD_STATE_MAX_BYTES = TEAM_STATE_MAX_BYTES / 4;
+
+/** The definition digest of one agent: what makes a continued agent "changed". */
+function agentDigest(graph: CompiledGraph, agent: string): string {
+  const a = graph.agents[agent];
+  return hashResult(JSON.stringify([a.instructions, a.model.name, a.tools, a.handoffs ?? [], a.team ? Object.keys(a.team.graph.agents) : []]));
+}
+
+/** The topology a team state names: the role's, or `custom` for a role with flow edges. */
+export function topologyOf(graph: CompiledGraph): string {
+  return graph.topology ?? 'custom';
+}
+
+const text = z.string();
+const note = z.strictObject({ kind: z.string(), text, from: z.string().optional() });
+const entry = z.strictObject({
+  agent: z.string().min(1),
+  text,
+  kind: z.enum(['handoff', 'question', 'answer', 'task']).optional(),
+  to: z.string().optional(),
+});
+const counts = { promptTokens: z.number().nonnegative(), completionTokens: z.number().nonnegative(), totalTokens: z.number().nonnegative() };
+
+/** The schema of a version-1 team state. Built on first use (see `core/humans/signals.ts` on frozen modules). */
+function schema() {
+  const context: z.ZodType<AgentContext> = z.lazy(() =>
+    z.strictObject({
+      own: z.array(text),
+      summary: text.optional(),
+      summarized: z.number().int().nonnegative().optional(),
+      notes: z.array(note).optional(),
+      team: teamState.optional(),
+    }),
+  ) as unknown as z.ZodType<AgentContext>;
+  const teamState: z.ZodType<TeamState> = z.lazy(() =>
+    z.strictObject({
+      version: z.literal(TEAM_STATE_VERSION),
+      role: z.strictObject({ name: z.string(), agents: z.array(z.string().min(1)).min(1), topology: z.string(), digests: z.record(z.string(), z.string()) }),
+      thread: z.array(entry),
+      contexts: z.record(z.string(), context),
+      cursor: z.discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('wave'), wave: z.array(z.strictObject({ agent: z.string().min(1), triggers: z.array(z.strictObject({ from: z.string(), text })) })).min(1) }),
+        z.strictObject({ kind: z.literal('select'), previous: z.string().optional() }),
+        z.strictObject({ kind: z.literal('entry') }),
+      ]),
+      threadId: z.string().min(1),
+      threadUsage: z.strictObject({ ...counts, costUsd: z.number().nonnegative(), llmRequests: z.number().int().nonnegative(), runs: z.number().int().nonnegative() }),
+      source: z.strictObject({ runId: z.string(), status: z.string(), reason: z.string(), steps: z.number().int().nonnegative() }),
+    }),
+  ) as unknown as z.ZodType<TeamState>;
+  return teamState;
+}
+
+let built: ReturnType<typeof schema> | undefined;
+
+/**
+ * Read an untrusted document as a team state: the version first (a document of another version is
+ * refused as such), then every field, each problem naming its path; then the cursor's agents.
+ */
+export function readTeamState(doc: unknown): { ok: true; state: TeamState } | { ok: false; problems: string[] } {
+  const version = (doc as { version?: unknown } | null)?.version;
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return { ok: false, problems: [TEAM_STATE_TEXTS.field('', 'must be a JSON object')] };
+  if (version !== TEAM_STATE_VERSION) return { ok: false, problems: [TEAM_STATE_TEXTS.version(version)] };
+  built ??= schema();
+  const parsed = built.safeParse(doc);
+  if (!parsed.success) {
+    return { ok: false, problems: parsed.error.issues.slice(0, 20).map((i) => TEAM_STATE_TEXTS.field(i.path.map(String).join('.'), i.message)) };
+  }
+  const state = parsed.data;
+  const agents = new Set(state.role.agents);
+  const problems = cursorAgents(state.cursor).filter((a) => !agents.has(a)).map((a) => TEAM_STATE_TEXTS.cursorAgent(a));
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, state };
+}
+
+function cursorAgents(cursor: TeamCursor): string[] {
+  if (cursor.kind === 'wave') return cursor.wave.map((w) => w.agent);
+  if (cursor.kind === 'select' && cursor.previous !== undefined) return [cursor.previous];
+  return [];
+}
+
+/** The encoded size of a team state, and its largest part (`thread`, `contexts.<agent>`, …). */
+export function teamStateSize(state: TeamState): { bytes: number; largest: { part: string; bytes: number } } {
+  const parts: Array<[string, unknown]> = [
+    ['thread', state.thread],
+    ...Object.entries(state.contexts).map(([agent, c]): [string, unknown] => [`contexts.${agent}`, c]),
+    ['cursor', state.cursor],
+  ];
+  let largest = { part: 'thread', bytes: 0 };
+  for (const [part, value] of parts) {
+    const bytes = utf8ByteLength(JSON.stringify(value));
+    if (bytes > largest.bytes) largest = { part, bytes };
+  }
+  return { bytes: utf8ByteLength(JSON.stringify(state)), largest };
+}
+
+/** The size problem of a team state over its bound, or undefined. */
+export function sizeProblem(state: TeamState, max = TEAM_STATE_MAX_BYTES): string | undefined {
+  const size = teamStateSize(state);
+  return size.bytes > max ? TEAM_STATE_TEXTS.tooLarge(size.bytes, size.largest.part, size.largest.bytes) : undefined;
+}
+
+/**
+ * Whether a role can continue a team state: the same agent names (the missing and the extra named,
+ * with did-you-mean for a rename) and the same topology are errors; agents whose definition changed
+ * are a warning.
+ */
+export function continuationIssues(graph: CompiledGraph, state: TeamState): { errors: string[]; warnings: string[] } {
+  const errors: string[] = [];
+  const names = Object.keys(graph.agents);
+  const missing = state.role.agents.filter((a) => !(a in graph.agents));
+  const extra = names.filter((a) => !state.role.agents.includes(a));
+  if (missing.length > 0) errors.push(TEAM_STATE_TEXTS.missing(missing));
+  for (const a of extra) errors.push(TEAM_STATE_TEXTS.extra(a, didYouMean(a, missing)));
+  if (topologyOf(graph) !== state.role.topology) errors.push(TEAM_STATE_TEXTS.topology(state.role.topology, topologyOf(graph)));
+  const changed = errors.length > 0 ? [] : names.filter((a) => state.role.digests[a] !== undefined && state.role.digests[a] !== agentDigest(graph, a));
+  const warnings = changed.length > 0 ? [TEAM_STATE_TEXTS.changed(changed)] : [];
+  if (state.source.status === 'failed' || state.source.status === 'cancelled') warnings.push(TEAM_STATE_TEXTS.failedSource(state.source.status, state.source.reason));
+  return { errors, warnings };
+}
+
+/** What the end of the run says, for the team state's `source`. */
+export interface TeamStateEnd {
+  status: string;
+  reason: string;
+}
+
+/**
+ * The team state of a run at its end: the thread (with the task first when the run started the
+ * thread), each agent's context, the cursor, and the thread's usage with this run's added. Every text
+ * is within the RunResult's per-text cap.
+ */
+export function teamStateOf(state: RunState, graph: CompiledGraph, end: TeamStateEnd, runId: string): TeamState {
+  const continuation = state.continuation;
+  const thread: TeamThreadEntry[] = state.thread.map(({ seq: _seq, ...e }) => ({ ...e, text: capText(e.text, TEXT_CAP_BYTES) }));
+  // a run that started its thread: the task leads it, once (a continued run pushed its task as an entry)
+  if (!continuation && state.threadSeq === state.thread.length) thread.unshift({ agent: 'user', kind: 'task', text: capText(state.task, TEXT_CAP_BYTES) });
+  const firstSeq = state.thread[0]?.seq ?? state.threadSeq + 1;
+  const offset = !continuation && state.threadSeq === state.thread.length ? 1 : 0;
+  const contexts: Record<string, AgentContext> = {};
+  for (const name of Object.keys(graph.agents)) {
+    const memory = state.memory[name];
+    const notes = state.notes[name];
+    const team = state.teams?.[name];
+    const context: AgentContext = { own: (memory?.own ?? []).map((t) => capText(t, TEXT_CAP_BYTES)) };
+    if (memory?.summary !== undefined) context.summary = memory.summary;
+    if (memory?.threadSeq !== undefined && memory.threadSeq >= firstSeq) context.summarized = memory.threadSeq - firstSeq + 1 + offset;
+    if (notes && notes.length > 0) context.notes = notes.map((n) => ({ ...n }));
+    if (team) context.team = team;
+    contexts[name] = context;
+  }
+  const usage = state.usage;
+  const before = continuation?.before;
+  return {
+    version: TEAM_STATE_VERSION,
+    role: {
+      name: graph.name,
+      agents: Object.keys(graph.agents),
+      topology: topologyOf(graph),
+      digests: Object.fromEntries(Object.keys(graph.agents).map((a) => [a, agentDigest(graph, a)])),
+    },
+    thread,
+    contexts,
+    cursor: cursorOf(state, graph),
+    threadId: continuation?.threadId ?? state.workflowId,
+    threadUsage: {
+      promptTokens: (before?.promptTokens ?? 0) + usage.promptTokens,
+      completionTokens: (before?.completionTokens ?? 0) + usage.completionTokens,
+      totalTokens: (before?.totalTokens ?? 0) + usage.totalTokens,
+      costUsd: (before?.costUsd ?? 0) + usage.costUsd,
+      llmRequests: (before?.llmRequests ?? 0) + usage.llmRequests,
+      runs: (before?.runs ?? 0) + 1,
+    },
+    source: { runId, status: end.status, reason: end.reason, steps: state.steps },
+  };
+}
+
+/** The cursor of a run at its end: its next wave, a selector's next choice, or the entry. */
+function cursorOf(state: RunState, graph: CompiledGraph): TeamCursor {
+  const next = state.frontier.length > 0 ? state.frontier : state.deferred;
+  if (graph.selector) {
+    const previous = state.round.lastWave[0] ?? state.previousSpeaker;
+    return previous !== undefined ? { kind: 'select', previous } : { kind: 'select' };
+  }
+  const wave = next.filter((i) => i.agent !== TO_BE_SELECTED && i.agent in graph.agents);
+  if (wave.length === 0) return { kind: 'entry' };
+  return { kind: 'wave', wave: wave.map((i) => ({ agent: i.agent, triggers: i.triggers.map((t) => ({ from: t.from, text: capText(t.text, TEXT_CAP_BYTES) })) })) };
+}
+
+/**
+ * A fresh run state made to go on from a team state (checked with {@link readTeamState} and
+ * {@link continuationIssues} before): the thread and each agent's context as they were, the task
+ * appended to the thread (as the answer to the question the cursor's agent asked last, when it
+ * did), and the first wave at the cursor. Termination state, budgets and usage stay fresh.
+ */
+export function continueRunState(state: RunState, graph: CompiledGraph, team: TeamState, task: string | undefined): void {
+  for (const e of team.thread) pushThread(state, { ...e });
+  const summarizedBase = state.threadSeq - team.thread.length;
+  for (const [name, context] of Object.entries(team.contexts)) {
+    if (!(name in graph.agents)) continue;
+    state.memory[name] = {
+      own: [...context.own],
+      ...(context.summary !== undefined ? { summary: context.summary } : {}),
+      ...(context.summarized !== undefined ? { threadSeq: summarizedBase + context.summarized } : {}),
+    };
+    for (const n of context.notes ?? []) (state.notes[name] ??= []).push({ ...n } as PromptNote);
+    if (context.team) (state.carriedTeams ??= {})[name] = context.team;
+  }
+  const asker = lastQuestionOf(team);
+  const cursorAgent = team.cursor.kind === 'wave' && team.cursor.wave.length === 1 ? team.cursor.wave[0].agent : undefined;
+  const given = task !== undefined && task !== '';
+  if (given) {
+    const answers = asker !== undefined && asker === cursorAgent;
+    pushThread(state, answers ? { agent: 'user', kind: 'answer', to: asker, text: task } : { agent: 'user', kind: 'task', text: task });
+  }
+  state.task = given ? task : (lastTask(team) ?? state.task);
+  state.frontier = frontierAt(graph, team.cursor, state.task);
+  if (team.cursor.kind === 'select' && team.cursor.previous !== undefined) state.previousSpeaker = team.cursor.previous;
+  state.continuation = { threadId: team.threadId, from: team.source.runId, before: { ...team.threadUsage } };
+}
+
+/** The first wave of a continued run: the cursor's, with the task among its triggers; else the entry. */
+function frontierAt(graph: CompiledGraph, cursor: TeamCursor, task: string): WaveItem[] {
+  if (cursor.kind !== 'wave') return entryWave(graph, task);
+  return cursor.wave.map((w) => ({ agent: w.agent, triggers: [{ from: 'parent', text: task }, ...w.triggers.filter((t) => t.from !== 'parent')] }));
+}
+
+/** The agent whose question to the user is the thread's last entry, if it is one. */
+function lastQuestionOf(team: TeamState): string | undefined {
+  const last = team.thread[team.thread.length - 1];
+  return last?.kind === 'question' ? last.agent : undefined;
+}
+
+function lastTask(team: TeamState): string | undefined {
+  for (let i = team.thread.length - 1; i >= 0; i--) if (team.thread[i].kind === 'task') return team.thread[i].text;
+  return undefined;
+}
+
+/** Keep a team agent's child team state for its next child run, when it is within its bound (a warning otherwise). */
+export function keepChildTeamState(state: RunState, agent: string, child: TeamState | undefined): void {
+  if (!child) return;
+  const bytes = utf8ByteLength(JSON.stringify(child));
+  if (bytes > CHILD_STATE_MAX_BYTES) {
+    warn(state, TEAM_STATE_TEXTS.teamTooLarge(agent, bytes));
+    if (state.teams) delete state.teams[agent];
+    return;
+  }
+  (state.teams ??= {})[agent] = child;
+}
