@@ -12,7 +12,7 @@ import { CancellationScope, CancelledFailure, ParentClosePolicy, startChild, wor
 import { recordTeamRun } from '../core/budgets/ledger';
 import { ENDS } from '../core/ending/decide';
 import type { RunEnd, RunResult } from '../core/ending/result';
-import type { CompiledBudget, CompiledGraph } from '../core/graph/types';
+import type { CompiledBudget } from '../core/graph/types';
 import type { AgentCallResult } from '../core/llm/contract';
 import { staticDetails, staticSummary } from '../core/observe/details';
 import { RUNNING_STATUS } from '../core/observe/search';
