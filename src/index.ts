@@ -13,6 +13,8 @@
  *   `workerConnectionOptions` give the same settings to connections a program makes itself.
  * - Watch: `readInFlightCalls` (or `followRun`'s `liveText`) for what the running model calls have
  *   written so far.
+ * - Go on: `startRun(..., { continueFrom })` or `{ teamState }` starts a new run of a thread from a
+ *   closed run's team state (every RunResult's `teamState`; `exportTeamState` reads it).
  */
 
 // defining graphs
@@ -71,6 +73,9 @@ export { readInFlightCalls } from './client/pending-activities';
 export type { InFlightCall } from './core/observe/live';
 export type { LiveText } from './core/observe/live';
 export { listRuns, type ListFilter, type RunList, type RunListing } from './client/find-runs';
+// teams that go on (docs/semantics.md, "Teams that go on"): startRun's continueFrom / teamState, a closed run's team state
+export { exportTeamState, checkContinuation, ContinueRefusedError, type SourceState } from './client/team-state';
+export { TEAM_STATE_VERSION, TEAM_STATE_MAX_BYTES, type TeamState, type TeamCursor, type AgentContext, type ThreadUsage } from './core/state/team-state';
 export { SEARCH_ATTRIBUTES } from './core/observe/search';
 // the contract a run and its clients share: names of the workflow type, its messages and search attributes
 export {

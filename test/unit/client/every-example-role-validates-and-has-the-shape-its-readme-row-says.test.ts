@@ -5,7 +5,7 @@ import { formatIssue } from '../../../src/core/config/issues';
 import { loadToolsFile } from '../../../src/tools';
 
 const dir = path.join(__dirname, '..', '..', '..', 'examples');
-const MINE = ['review-loop.yaml', 'pipeline.yaml', 'star.yaml', 'custom-flow.yaml', 'hybrid.yaml', 'round-robin.yaml', 'triage-swarm.yaml', 'selector-team.yaml', 'research-team.yaml', 'nested-team.yaml'];
+const MINE = ['review-loop.yaml', 'pipeline.yaml', 'star.yaml', 'custom-flow.yaml', 'hybrid.yaml', 'round-robin.yaml', 'triage-swarm.yaml', 'support-chat.yaml', 'selector-team.yaml', 'research-team.yaml', 'nested-team.yaml'];
 const load = (f: string) => loadRoleFile(path.join(dir, f));
 
 describe('examples/', () => {
@@ -82,6 +82,15 @@ describe('examples/', () => {
       { kind: 'max_messages', n: 8 },
     ]);
     expect(g.maxTurns).toBe(8);
+  });
+
+  it('support-chat is the triage swarm ended by a transfer to the user, so the next chat line goes on as its answer', () => {
+    const g = load('support-chat.yaml').graph!;
+    const swarm = load('triage-swarm.yaml').graph!;
+    expect(g.topology).toBe('swarm');
+    expect(Object.keys(g.agents)).toEqual(Object.keys(swarm.agents));
+    expect(g.termination.anyOf[0]).toEqual({ kind: 'handoff', target: 'user' });
+    expect(g.maxTurns).toBe(6);
   });
 
   it('selector-team is AutoGen\'s SelectorGroupChat of planner, coder and reviewer: max_turns 9, ends when the reviewer approves', () => {
