@@ -12,7 +12,8 @@ import { loadRoleFile } from '../../src/config-file';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import type { WorkflowHandle } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
-import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
+import { compileYaml, startHarness, waitForStatus, type Harness } from '../helpers/runs';
+import { startRun } from '../../src/client';
 import { replayHistory, testAddress } from '../helpers/temporal';
 import { TROUPE_RELEASE } from '../../src/core/state/release';
 
@@ -24,7 +25,7 @@ const CURRENT = path.join(FIXTURES, `v${TROUPE_RELEASE.split('.').slice(0, 2).jo
  * A scenario: its role (`team`: the file `./team.yaml` its role names, loaded through the file
  * loader), the stub's script, and what a user does while it runs.
  */
-const SCENARIOS: Record<string, { yaml: string; team?: string; script: (h: Harness) => void; drive?: (handle: WorkflowHandle) => Promise<void> }> = {
+const SCENARIOS: Record<string, { yaml: string; team?: string; script: (h: Harness) => void; drive?: (handle: WorkflowHandle) => Promise<void>; start?: (h: Harness, graph: CompiledGraph) => Promise<WorkflowHandle> }> = {
   'goal-approval-signals': {
     yaml: `
 name: replay-goal
@@ -210,6 +211,28 @@ collaboration:
       await handle.signal('resume', {});
     },
   },
+  'continued-round-robin': {
+    yaml: `
+name: replay-continued
+agents:
+  alice: { instructions: "Propose." }
+  bob: { instructions: "Challenge." }
+collaboration:
+  topology: round-robin
+  agents: [alice, bob]
+  termination:
+    any_of:
+      - text_mention: DONE
+      - max_messages: 3
+`,
+    script: (h) => h.stub.script('bob', [{ text: 'bob reply 1 DONE' }, {}]),
+    // the recorded run is the second of a thread: it starts from the first run's team state (docs/semantics.md, "Teams that go on")
+    start: async (h, graph) => {
+      const first = await h.start(graph);
+      await first.result();
+      return startRun(h.client, { role: graph, task: 'go on', continueFrom: first.workflowId, taskQueue: h.worker.taskQueue });
+    },
+  },
 };
 
 /** The scenario's graph: compiled from its YAML, or loaded from files when it has a team file. */
@@ -236,7 +259,9 @@ describe('replay of recorded histories', () => {
   test.each(Object.keys(SCENARIOS))('a fresh %s history replays deterministically', async (name) => {
     h.stub.reset();
     SCENARIOS[name].script(h);
-    const handle = await h.start(graphOf(name, h));
+    const graph = graphOf(name, h);
+    const start = SCENARIOS[name].start;
+    const handle = start ? await start(h, typeof graph === 'string' ? compileYaml(graph) : graph) : await h.start(graph);
     await SCENARIOS[name].drive?.(handle);
     await handle.result();
     const history = await handle.fetchHistory();
