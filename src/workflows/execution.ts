@@ -7,6 +7,7 @@ import type { CancellationScope, ChildWorkflowHandle, Workflow } from '@temporal
 import type { CompiledGraph } from '../core/graph/types';
 import type { RunEnd } from '../core/ending/result';
 import type { OutputVerdict } from '../core/output/check';
+import type { WaveItem } from '../core/waves/types';
 import type { RunState } from '../core/state/state';
 import type { RunningCall } from '../core/observe/progress';
 import type { Machine } from '../core/run/step';
@@ -40,6 +41,8 @@ export interface Run {
    * other agents may not take them. 0 outside a wave with teams.
    */
   reservedToolCalls?: number;
+  /** The wave dispatched last: where a run that failed or was cancelled in it goes on (docs/semantics.md, "Teams that go on"). */
+  lastDispatched?: WaveItem[];
   /** Team agents' child runs in flight (docs/teams.md, "Nested teams"): `stop`, `pause` and `resume` reach them. */
   children: Array<{ agent: string; workflowId: string; handle?: ChildWorkflowHandle<Workflow> }>;
   /** The labelled timer that runs while a human is needed (`observe.ts`). */

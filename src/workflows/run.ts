@@ -116,7 +116,7 @@ export async function troupeRun(input: RunInput): Promise<RunResult> {
   if (unanswered.length > 0) warn(state, RUN_END_TEXTS.unanswered(unanswered.map((r) => r.id)));
   const kept = keptDecisions(state);
   if (kept.length > 0) warn(state, HUMAN_TEXTS.requests.neverOpened(kept.map((k) => ({ requestId: k.requestId, kind: k.decision.kind }))));
-  const result = withTeamState(buildRunResult(state, run.end, Date.now(), run.output), state, graph, refused !== undefined);
+  const result = withTeamState(buildRunResult(state, run.end, Date.now(), run.output), run, refused !== undefined);
   publishEnd(run, result);
   runSpanEnded({ graph: graph.name, status: result.status, reason: result.reason });
   return result;
@@ -127,9 +127,10 @@ export async function troupeRun(input: RunInput): Promise<RunResult> {
  * run's end; over its bound, none, and a warning that names its size and largest part. A refused
  * start has none: there is no team to go on with.
  */
-function withTeamState(result: RunResult, state: RunState, graph: RunInput['graph'], refused: boolean): RunResult {
+function withTeamState(result: RunResult, run: Run, refused: boolean): RunResult {
+  const { state, graph } = run;
   if (refused) return result;
-  const team = teamStateOf(state, graph, result, workflowInfo().workflowId);
+  const team = teamStateOf(state, graph, result, workflowInfo().workflowId, run.lastDispatched);
   const tooLarge = sizeProblem(team);
   if (!tooLarge) return { ...result, teamState: team };
   warn(state, tooLarge);
@@ -160,6 +161,7 @@ async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract
         await continueAsNewWithState(run, input);
         break;
       case 'dispatch': {
+        run.lastDispatched = command.items;
         timers = command.timed ? WaveTimers.start(run) : undefined;
         // a team agent goes the wave's way, which takes its share of the budgets first
         if (timers || command.items.length > 1 || run.graph.agents[command.items[0].agent].team) {

@@ -236,7 +236,7 @@ export interface TeamStateEnd {
  * thread), each agent's context, the cursor, and the thread's usage with this run's added. Every text
  * is within the RunResult's per-text cap.
  */
-export function teamStateOf(state: RunState, graph: CompiledGraph, end: TeamStateEnd, runId: string): TeamState {
+export function teamStateOf(state: RunState, graph: CompiledGraph, end: TeamStateEnd, runId: string, lastDispatched?: readonly WaveItem[]): TeamState {
   const continuation = state.continuation;
   const thread: TeamThreadEntry[] = state.thread.map(({ seq: _seq, ...e }) => ({ ...e, text: capText(e.text, TEXT_CAP_BYTES) }));
   // a run that started its thread: the task leads it, once (a continued run pushed its task as an entry)
@@ -267,7 +267,7 @@ export function teamStateOf(state: RunState, graph: CompiledGraph, end: TeamStat
     },
     thread,
     contexts,
-    cursor: cursorOf(state, graph),
+    cursor: cursorOf(state, graph, interrupted(end, state, lastDispatched)),
     threadId: continuation?.threadId ?? state.workflowId,
     threadUsage: {
       promptTokens: (before?.promptTokens ?? 0) + usage.promptTokens,
@@ -281,9 +281,18 @@ export function teamStateOf(state: RunState, graph: CompiledGraph, end: TeamStat
   };
 }
 
-/** The cursor of a run at its end: its next wave, a selector's next choice, or the entry. */
-function cursorOf(state: RunState, graph: CompiledGraph): TeamCursor {
-  const next = state.frontier.length > 0 ? state.frontier : state.deferred;
+/**
+ * The wave a run that failed or was cancelled in it did not finish: the one dispatched last, when
+ * nothing comes after it. Continuing goes on from its last recorded step, so that wave runs again.
+ */
+function interrupted(end: TeamStateEnd, state: RunState, lastDispatched: readonly WaveItem[] | undefined): readonly WaveItem[] | undefined {
+  const broken = end.status === 'failed' || end.status === 'cancelled';
+  return broken && state.frontier.length === 0 && state.deferred.length === 0 ? lastDispatched : undefined;
+}
+
+/** The cursor of a run at its end: its next wave (or the wave it was interrupted in), a selector's next choice, or the entry. */
+function cursorOf(state: RunState, graph: CompiledGraph, interruptedWave?: readonly WaveItem[]): TeamCursor {
+  const next = interruptedWave ?? (state.frontier.length > 0 ? state.frontier : state.deferred);
   if (graph.selector) {
     const previous = state.round.lastWave[0] ?? state.previousSpeaker;
     return previous !== undefined ? { kind: 'select', previous } : { kind: 'select' };
