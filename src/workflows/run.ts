@@ -30,7 +30,7 @@ import { step, type Machine } from '../core/run/step';
 import type { AgentOutcome, Command, RunEvent } from '../core/run/types';
 import { carryState, readCarried } from '../core/state/carry';
 import { startClock, stopClock } from '../core/state/clock';
-import { createRunState, warn, type RunState } from '../core/state/state';
+import { createRunState, warn } from '../core/state/state';
 import { continuationIssues, continueRunState, readTeamState, sizeProblem, teamStateOf } from '../core/state/team-state';
 import { openWave } from './agent-call';
 import { AgentDispatch } from './dispatch';
