@@ -131,7 +131,7 @@ function withTeamState(result: RunResult, run: Run, refused: boolean): RunResult
   const { state, graph } = run;
   if (refused) return result;
   const team = teamStateOf(state, graph, result, workflowInfo().workflowId, run.lastDispatched);
-  const tooLarge = sizeProblem(team);
+  const tooLarge = sizeProblem(team, undefined, result);
   if (!tooLarge) return { ...result, teamState: team };
   warn(state, tooLarge);
   return { ...result, warnings: state.warnings };

@@ -95,6 +95,8 @@ export const TEAM_STATE_TEXTS = {
   changed: (agents: string[]) => `agent${agents.length === 1 ? '' : 's'} ${agents.join(', ')} changed since the team state was taken (instructions, model or tools): the thread goes on with the new definition`,
   tooLarge: (bytes: number, part: string, partBytes: number) =>
     `the team state takes ${kib(bytes)} KiB, over its ${kib(TEAM_STATE_MAX_BYTES)} KiB bound; its largest part is ${part} (${kib(partBytes)} KiB): set compaction (context_window) to keep the thread short`,
+  resultTooLarge: (bytes: number, part: string, partBytes: number) =>
+    `the team state takes the RunResult to ${kib(bytes)} KiB, over the ${kib(RESULT_MAX_BYTES)} KiB a result may take; its largest part is ${part} (${kib(partBytes)} KiB): set compaction (context_window) to keep the thread short`,
   cursorAgent: (agent: string) => `cursor: agent "${agent}" is not in the team state's agents`,
   failedSource: (status: string, reason: string) => `the run continued ended ${status}/${reason}: the team goes on from its last recorded step`,
   teamTooLarge: (agent: string, bytes: number) => `the team state of ${agent}'s last child run (${kib(bytes)} KiB) is not kept: its next child run starts afresh`,
@@ -200,10 +202,22 @@ export function teamStateSize(state: TeamState): { bytes: number; largest: { par
   return { bytes: utf8ByteLength(JSON.stringify(state)), largest };
 }
 
-/** The size problem of a team state over its bound, or undefined. */
-export function sizeProblem(state: TeamState, max = TEAM_STATE_MAX_BYTES): string | undefined {
+/**
+ * The most a RunResult may take with its team state: under Temporal's 2 MB payload limit, with room
+ * for the payload's envelope and encryption.
+ */
+export const RESULT_MAX_BYTES = 1792 * 1024;
+
+/**
+ * The size problem of a team state over its bound, or undefined; with `result` (the RunResult it
+ * would ride in), also the problem of a RunResult that would then pass {@link RESULT_MAX_BYTES}.
+ */
+export function sizeProblem(state: TeamState, max = TEAM_STATE_MAX_BYTES, result?: unknown): string | undefined {
   const size = teamStateSize(state);
-  return size.bytes > max ? TEAM_STATE_TEXTS.tooLarge(size.bytes, size.largest.part, size.largest.bytes) : undefined;
+  if (size.bytes > max) return TEAM_STATE_TEXTS.tooLarge(size.bytes, size.largest.part, size.largest.bytes);
+  if (result === undefined) return undefined;
+  const total = size.bytes + utf8ByteLength(JSON.stringify(result));
+  return total > RESULT_MAX_BYTES ? TEAM_STATE_TEXTS.resultTooLarge(total, size.largest.part, size.largest.bytes) : undefined;
 }
 
 /**
