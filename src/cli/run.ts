@@ -164,6 +164,7 @@ export async function run(args: ParsedArgs): Promise<number> {
       return 1;
     }
     say(CLI_RUN_TEXTS.started(handle.workflowId, conn.settings.taskQueue));
+    if (continues) say(CLI_RUN_TEXTS.continues(continueFrom ?? stateFile!));
     const link = webUiLink(conn.settings, handle.workflowId);
     if (link) say(CLI_RUN_TEXTS.uiLink(link));
     if (booleanFlag(args, 'detach')) {
