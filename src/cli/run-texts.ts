@@ -24,7 +24,7 @@ const DECIDED = { approve: 'approved', reject: 'rejected', answer: 'answered' } 
 export const CLI_RUN_TEXTS = {
   noTask: (file: string) => `no task: pass --task "..." or set task: in ${file}`,
   continueAndState: 'pass --continue ID or --state FILE, not both',
-  continues: (source: string) => `it goes on from ${source}'s team state (docs/semantics.md, "Teams that go on")`,
+  continues: (source: string) => `it goes on from ${source}'s team state`,
   transcriptOf: 'pass a run id, or --thread T for every run of a thread',
   stateWritten: (id: string, file: string, entries: number) => `wrote ${id}'s team state to ${file} (${entries} thread entr${entries === 1 ? 'y' : 'ies'}); start from it with: troupe run <role.yaml> --state ${file} --task "..."`,
   noState: (problem: string) => `no team state: ${problem}`,
