@@ -11,6 +11,7 @@
  *   did with the decision (applied and what follows, or refused and why). Both connect with the
  *   `TEMPORAL_*` variables and the profile file (`settingsFromEnv`); `clientConnectionOptions` and
  *   `workerConnectionOptions` give the same settings to connections a program makes itself.
+ * - Go back: `rewindRun` replays a run from after step N (Temporal's reset), or forks it with a message.
  * - Watch: `readInFlightCalls` (or `followRun`'s `liveText`) for what the running model calls have
  *   written so far.
  */
@@ -71,6 +72,9 @@ export { readInFlightCalls } from './client/pending-activities';
 export type { InFlightCall } from './core/observe/live';
 export type { LiveText } from './core/observe/live';
 export { listRuns, type ListFilter, type RunList, type RunListing } from './client/find-runs';
+// rewind loads the workflow bundle (its probe replays the run's history), so it lives outside the client
+export { rewindRun, RewindRefusedError, type RewindOptions, type RewindOutcome } from './rewind/rewind';
+export type { RewindPoint, SideEffect } from './rewind/plan';
 export { SEARCH_ATTRIBUTES } from './core/observe/search';
 // the contract a run and its clients share: names of the workflow type, its messages and search attributes
 export {
