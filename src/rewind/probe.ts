@@ -39,11 +39,11 @@ function probeBundle(dataConverter: DataConverter): Promise<WorkflowBundleWithSo
 }
 
 /**
- * Replay `history` (a troupe run's) with the probe; with `boundary`, also take the team state after
+ * Replay `history` (of troupe run `workflowId`, the id its workflow code reads) with the probe; with `boundary`, also take the team state after
  * that many steps. Throws the replayer's error when the history does not replay (a history of
  * another workflow code).
  */
-export async function probeHistory(history: History, dataConverter: DataConverter, boundary?: number): Promise<ProbeResult> {
+export async function probeHistory(history: History, workflowId: string, dataConverter: DataConverter, boundary?: number): Promise<ProbeResult> {
   const reports: ProbeReport[] = [];
   let input: RunInput | undefined;
   let state: TeamState | undefined;
@@ -57,6 +57,7 @@ export async function probeHistory(history: History, dataConverter: DataConverte
   await Worker.runReplayHistory(
     { workflowBundle: await probeBundle(dataConverter), dataConverter, sinks, replayName: `troupe-rewind-${randomUUID()}` },
     boundary === undefined ? history : withHeader(history, boundary),
+    workflowId,
   );
   if (!input) throw new Error('rewind probe: the replay never started the workflow');
   return { input, reports, ...(state ? { state } : {}) };

@@ -87,7 +87,7 @@ export async function rewindRun(client: Client, id: string, opts: RewindOptions)
   const runId = description.runId;
   const history = await client.workflow.getHandle(id, runId).fetchHistory();
   const dataConverter = troupeDataConverter();
-  const probed = await probeHistory(history, dataConverter);
+  const probed = await probeHistory(history, id, dataConverter);
   const found = rewindPoint(probed.reports, opts.toStep);
   if (!found.ok) throw new RewindRefusedError([found.problem]);
   const { point } = found;
@@ -98,7 +98,7 @@ export async function rewindRun(client: Client, id: string, opts: RewindOptions)
 
   if (fork) {
     const graph = probed.input.graph;
-    const { state } = await probeHistory(history, dataConverter, point.boundary);
+    const { state } = await probeHistory(history, id, dataConverter, point.boundary);
     if (!state) throw new Error(`rewind probe: no team state after step ${point.boundary} of ${id}`);
     withMessage(state, graph, opts.message!, opts.to);
     const started = await startRun(client, {
