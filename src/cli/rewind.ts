@@ -1,6 +1,6 @@
 /**
  * `troupe rewind <id> --to-step N [--message TEXT [--to AGENT]] [--yes]` (docs/cli.md, "troupe
- * rewind"; docs/semantics.md, "Rewind and fork"): a replay of the run from after step N (Temporal's
+ * rewind"): a replay of the run from after step N (Temporal's
  * workflow reset), or with `--message` a fork of it into a new run of its thread. Refusals, exit 1,
  * nothing reset or started: a bad step, a workflow that is not a troupe run, tool calls with side
  * effects after step N without `--yes`, a running run not confirmed (no terminal and no `--yes`).

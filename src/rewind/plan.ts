@@ -1,5 +1,5 @@
 /**
- * Where a rewind goes back to (docs/semantics.md, "Rewind and fork"), from what the probe reported of
+ * Where a rewind goes back to (docs/cli.md, "troupe rewind"), from what the probe reported of
  * a run (`probe-interceptor.ts`): the boundary after which the steps run again, the workflow task a
  * replay resets to, and the tool calls with side effects among the steps that would run again. Steps
  * are numbered from 1 in the order they were recorded; the steps recorded together are one wave, and
@@ -78,7 +78,7 @@ export function rewindPoint(reports: ProbeReport[], n: number): { ok: true; poin
 
 /**
  * The worker tool calls that ran in `steps`: every one counts as a side effect, since nothing troupe
- * records says a tool only reads (docs/semantics.md, "Rewind and fork"). A call that never ran (a
+ * records says a tool only reads (docs/cli.md, "troupe rewind"). A call that never ran (a
  * budget refused it, a human rejected it) does not.
  */
 export function sideEffects(steps: ProbeStep[]): SideEffect[] {

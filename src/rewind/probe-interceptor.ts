@@ -1,5 +1,5 @@
 /**
- * The rewind probe's workflow interceptor (docs/semantics.md, "Rewind and fork"). **Runs in the
+ * The rewind probe's workflow interceptor (docs/cli.md, "troupe rewind"). **Runs in the
  * workflow sandbox**: deterministic code only. Bundled only into the replay worker of `troupe rewind`
  * (`src/rewind/probe.ts`), never into a worker's bundle.
  *

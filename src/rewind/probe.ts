@@ -1,5 +1,5 @@
 /**
- * The rewind probe (docs/semantics.md, "Rewind and fork"): a run's recorded history replayed by the
+ * The rewind probe (docs/cli.md, "troupe rewind"): a run's recorded history replayed by the
  * round machine itself — Temporal's replayer (`Worker.runReplayHistory`) running troupe's workflow
  * bundle with the probe's interceptor (`probe-interceptor.ts`) — to learn what was recorded: each
  * step with its wave and tool calls, the workflow task that followed each wave's results (a reset

@@ -1,5 +1,5 @@
 /**
- * `troupe rewind` and the library's `rewindRun` (docs/semantics.md, "Rewind and fork"), after
+ * `troupe rewind` and the library's `rewindRun` (docs/cli.md, "troupe rewind"), after
  * LangGraph's replay and fork:
  * - **replay**: Temporal's own workflow reset, to the workflow task that followed step N's results: a
  *   new run of the same workflow id, the original run kept in history, no signal or update sent after
@@ -119,7 +119,7 @@ export async function rewindRun(client: Client, id: string, opts: RewindOptions)
     reason: REWIND_RUN_TEXTS.reason(point.step, point.boundary),
     workflowTaskFinishEventId: point.resetEventId as never,
     requestId: randomUUID(),
-    // nothing sent after the rewind point comes back: no signal, no update (docs/semantics.md, "Rewind and fork")
+    // nothing sent after the rewind point comes back: no signal, no update (docs/cli.md, "troupe rewind")
     resetReapplyType: ResetReapplyType.RESET_REAPPLY_TYPE_NONE,
     resetReapplyExcludeTypes: [ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_SIGNAL, ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_UPDATE],
     identity: 'troupe rewind',

@@ -1,5 +1,5 @@
 /**
- * The seam `troupe rewind` reads a run through (docs/semantics.md, "Rewind and fork"): a hook the
+ * The seam `troupe rewind` reads a run through (docs/cli.md, "troupe rewind"): a hook the
  * loop calls after each command the round machine gives, with what happened and what comes next.
  *
  * Workflow code names only this seam. The hook is installed by the rewind probe's workflow

@@ -1,5 +1,5 @@
 /**
- * `troupe rewind <id> --to-step N --message TEXT` (docs/semantics.md, "Rewind and fork"): a new run in
+ * `troupe rewind <id> --to-step N --message TEXT` (docs/cli.md, "troupe rewind"): a new run in
  * the run's thread from the team state after step N, rebuilt by the round machine from the recorded
  * history; the message is a note of the next agent's first dispatch; the original run's result and
  * history are left as they were.

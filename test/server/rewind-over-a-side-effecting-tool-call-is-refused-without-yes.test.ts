@@ -1,5 +1,5 @@
 /**
- * A rewind is not a transaction over tool side effects (docs/semantics.md, "Rewind and fork"): the
+ * A rewind is not a transaction over tool side effects (docs/cli.md, "troupe rewind"): the
  * worker tool calls after the rewind point would run again (replay) or stay done (fork), so
  * `troupe rewind` lists them (step, agent, tool) and refuses without `--yes`, nothing reset; with
  * `--yes` it rewinds and the tool runs again.

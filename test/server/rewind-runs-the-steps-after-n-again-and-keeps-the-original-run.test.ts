@@ -1,5 +1,5 @@
 /**
- * `troupe rewind <id> --to-step N` (docs/semantics.md, "Rewind and fork"): Temporal's workflow reset to
+ * `troupe rewind <id> --to-step N` (docs/cli.md, "troupe rewind"): Temporal's workflow reset to
  * the workflow task after step N's result — a new run of the same workflow id whose steps after N run
  * again with the prompts they had, the original run kept and listed; and a bad step refused, located,
  * exit 1, with nothing reset.
