@@ -89,4 +89,23 @@ describe('troupe rewind (replay)', () => {
     const desc = await h.client.workflow.getHandle(first.workflowId).describe();
     expect(desc.runId).toBe(first.firstExecutionRunId);
   });
+
+  test('a running run is reset only when confirmed: refused without a terminal and without --yes, reset with --yes', async () => {
+    h.stub.script('carol', [{ hang: true }]);
+    const first = await h.start(compileYaml(PANEL), { task: 'plan', workflowId: uniqueWorkflowId('rewind-running') });
+    await h.stub.waitForRequests(1, (q) => q.agent === 'carol' && q.workflowId === first.workflowId);
+    const refused = await troupe('rewind', first.workflowId, '--to-step', '1');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe(`cannot rewind: ${first.workflowId} is still running: a rewind resets it (its running child teams are cancelled); confirm, or pass --yes`);
+    expect((await h.client.workflow.getHandle(first.workflowId).describe()).runId).toBe(first.firstExecutionRunId);
+
+    h.stub.script('carol', [{ text: 'carol sums up' }]);
+    const done = await troupe('rewind', first.workflowId, '--to-step', '1', '--yes');
+    expect(done.code).toBe(0);
+    const again = (await h.client.workflow.getHandle(first.workflowId).result()) as RunResult;
+    expect(again).toMatchObject({ status: 'exhausted', reason: 'max_messages', steps: 4 });
+    // the original run was ended by the reset, not by troupe
+    const original = await h.client.workflow.getHandle(first.workflowId, first.firstExecutionRunId).describe();
+    expect(original.status.name).toBe('TERMINATED');
+  });
 });
