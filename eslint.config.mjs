@@ -25,6 +25,9 @@ export const SANDBOX = [
   // a tracing worker's workflow interceptors (workflowInterceptorModules), and the span names they use
   'src/telemetry/workflow-interceptors.ts',
   'src/telemetry/genai.ts',
+  // the rewind probe's workflow interceptor: in the bundle of `troupe rewind`'s replay worker only,
+  // not a worker's, so a glob (the tree test holds a named entry to the worker's bundle)
+  'src/rewind/*-interceptor.ts',
   // the payload and failure converters, which the SDK loads by path into the sandbox
   'src/codec/payload-converter.ts',
   'src/codec/failure-converter.ts',

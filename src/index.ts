@@ -11,6 +11,7 @@
  *   did with the decision (applied and what follows, or refused and why). Both connect with the
  *   `TEMPORAL_*` variables and the profile file (`settingsFromEnv`); `clientConnectionOptions` and
  *   `workerConnectionOptions` give the same settings to connections a program makes itself.
+ * - Go back: `rewindRun` replays a run from after step N (Temporal's reset), or forks it with a message.
  * - Watch: `readInFlightCalls` (or `followRun`'s `liveText`) for what the running model calls have
  *   written so far.
  * - Go on: `startRun(..., { continueFrom })` or `{ teamState }` starts a new run of a thread from a
@@ -76,6 +77,9 @@ export { listRuns, type ListFilter, type RunList, type RunListing } from './clie
 // teams that go on (docs/semantics.md, "Teams that go on"): startRun's continueFrom / teamState, a closed run's team state
 export { exportTeamState, checkContinuation, ContinueRefusedError, type SourceState } from './client/team-state';
 export { TEAM_STATE_VERSION, TEAM_STATE_MAX_BYTES, type TeamState, type TeamCursor, type AgentContext, type ThreadUsage } from './core/state/team-state';
+// rewind loads the workflow bundle (its probe replays the run's history), so it lives outside the client
+export { rewindRun, RewindRefusedError, type RewindOptions, type RewindOutcome } from './rewind/rewind';
+export type { RewindPoint, SideEffect } from './rewind/plan';
 export { SEARCH_ATTRIBUTES } from './core/observe/search';
 // the contract a run and its clients share: names of the workflow type, its messages and search attributes
 export {

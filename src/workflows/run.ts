@@ -41,6 +41,7 @@ import { installHandlers } from './handlers';
 import type { RunInput } from '../contract';
 import { publish, publishEnd, searchAttributesSet, showDetails } from './observe';
 import { meterEvent } from './run-metrics';
+import { stepProbe } from './probe';
 import { localActivities } from './proxies';
 import { runSpanEnded } from './spans';
 import { dispatchWave, judge, selectSpeaker, WaveTimers } from './waves';
@@ -144,9 +145,12 @@ function withTeamState(result: RunResult, run: Run, refused: boolean): RunResult
 async function loop(run: Run, first: RunEvent, input: RunInput): Promise<Extract<Command, { kind: 'end' }>> {
   let event = first;
   let timers: WaveTimers | undefined;
+  // `troupe rewind`'s probe, in its replay only (`probe.ts`)
+  const probe = stepProbe();
   for (;;) {
     meterEvent(run.graph, run.state, event);
     const command = step(run.machine, event, { now: Date.now(), continueAsNewSuggested: workflowInfo().continueAsNewSuggested });
+    probe?.stepped(run, event, command);
     if (command.kind !== 'judge') {
       timers?.close();
       timers = undefined;
