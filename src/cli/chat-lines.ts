@@ -100,7 +100,7 @@ export const CHAT_TEXTS = {
   emptyAnswer: 'type an answer, or /reject <reason>',
   stopReason: 'Ctrl+C in troupe chat',
   stopping: (id: string) => `stopping ${id} after the work in flight; Ctrl+C again cancels it now`,
-  cancelling: (id: string) => `cancelling ${id} now; Ctrl+C again leaves the chat (the run ends on its own)`,
+  cancelling: (id: string) => `cancelling ${id} now; Ctrl+C again leaves the chat`,
   couldNot: (what: 'stop' | 'cancel', id: string, message: string) => `could not ${what} ${id}: ${message}`,
   left: (id: string) => `left the chat while ${id} was still ending; see it with: troupe status ${id}`,
   closing: (thread: string | undefined) =>

@@ -74,6 +74,8 @@ class ChatTerminal {
     });
     this.rl.on('close', () => {
       this.ended = true;
+      // Ctrl+D leaves the cursor on the prompt's row
+      if (this.waiting && this.terminal) this.echo.target.write('\n');
       this.give({ kind: 'eof' });
     });
     // Ctrl+C reaches readline as a key on a terminal, and the process as a signal otherwise
