@@ -83,12 +83,20 @@ class ChatTerminal {
     process.on('SIGINT', onInterrupt);
   }
 
-  ask(prompt: string): Promise<Typed> {
+  async ask(prompt: string): Promise<Typed> {
+    const typed = await this.next(prompt);
+    // a pipe's line is not echoed: it is written after its prompt, so the chat reads as on a terminal
+    if (!this.terminal && typed.kind === 'line') out(`${prompt}${typed.text}`);
+    return typed;
+  }
+
+  private next(prompt: string): Promise<Typed> {
     const line = this.queued.shift();
     if (line !== undefined) return Promise.resolve({ kind: 'line', text: line });
     if (this.ended) return Promise.resolve({ kind: 'eof' });
     return new Promise((resolve) => {
       this.waiting = resolve;
+      if (!this.terminal) return;
       this.echo.muted = false;
       this.rl.setPrompt(prompt);
       this.rl.prompt();
@@ -102,8 +110,8 @@ class ChatTerminal {
     if (this.terminal) {
       this.rl.write(null, { ctrl: true, name: 'e' });
       this.rl.write(null, { ctrl: true, name: 'u' });
+      this.echo.target.write('\n');
     }
-    this.echo.target.write('\n');
     this.give({ kind: 'interrupt' });
   }
 
