@@ -7,8 +7,9 @@
  *   the first run's thread in its prompt; a gated tool call is shown whole, with its digest, and
  *   approved at the prompt (the decision names that digest, and the call runs); `/exit` names the
  *   thread;
- * - Ctrl+C during a run stops it (`cancelled/user_stop`) and the prompt comes back once it ended;
- *   twice cancels it (`cancelled/user_abort`); Ctrl+D ends the chat.
+ * - Ctrl+C at the prompt only says how to leave; at a question or during a call it stops the run
+ *   (`cancelled/user_stop`) and the prompt comes back once it ended; twice cancels it
+ *   (`cancelled/user_abort`); Ctrl+D ends the chat.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -147,31 +148,45 @@ const atPrompt = (prompt: string) => (s: string[]) => (s.at(-1) ?? '').startsWit
     expect(runs.runs.map((r) => r.workflowId)).toEqual([thread, `${thread}/2`]);
   }, 180_000);
 
-  test('Ctrl+C stops the run and the prompt comes back once it ended; twice cancels it; Ctrl+D ends the chat', async () => {
-    t.h.stub.script('alice', [{ text: 'a slow reply', delayMs: 4_000 }, { text: 'never sent', delayMs: 120_000 }]);
+  test('Ctrl+C at a question or during a call stops the run and the prompt comes back once it ended; twice cancels it; Ctrl+D ends the chat', async () => {
+    t.h.stub.script('alice', [transferToUser('Shall I wait?'), { text: 'a slow reply', delayMs: 4_000 }, { text: 'never sent', delayMs: 120_000 }]);
     const tm = await chat(DESK(`chatstop${Date.now()}`));
     const atWork = (s: string[]) => s.some((row) => row.startsWith('  ▸ alice  '));
 
-    type(tm, 'take your time');
-    await tm.waitFor(atWork, 'alice at work', 60_000);
+    // at the prompt, with no run, Ctrl+C only says how to leave
+    tm.tmux('send-keys', '-t', 'cli', 'C-c');
+    await tm.waitFor((s) => s.includes(CHAT_TEXTS.atPrompt) && atPrompt(CHAT_TEXTS.prompt)(s), 'the reminder, then the prompt');
+
+    // at a question: the run is stopped, the question left
+    type(tm, 'ask me something');
+    await tm.waitFor(atPrompt(CHAT_TEXTS.answerPrompt), 'the question', 60_000);
     const thread = /^run (\S+) starts thread \1$/m.exec(everything(tm))?.[1];
     expect(thread).toBeDefined();
     tm.tmux('send-keys', '-t', 'cli', 'C-c');
     await tm.waitFor((s) => s.includes(CHAT_TEXTS.stopping(thread!)), 'the stop said');
-    const stopped = await tm.waitFor(atPrompt(CHAT_TEXTS.prompt), 'the prompt back after the run ended');
-    expect(stopped.join('\n')).toMatch(/^cancelled: stopped on request/m);
-    // the prompt came back once the run had ended, with alice's call finished first
+    const left = await tm.waitFor(atPrompt(CHAT_TEXTS.prompt), 'the prompt back after the run ended');
+    expect(left.join('\n')).toMatch(/^cancelled: stopped on request/m);
     expect(await result(thread!)).toMatchObject({ status: 'cancelled', reason: 'user_stop', steps: 1 });
 
-    type(tm, 'again, slowly');
-    await tm.waitFor((s) => s.includes(`run ${thread}/2 continues ${thread}`) && atWork(s), 'the second run at work');
+    // during a model call: the call finishes, then the run ends and the prompt comes back
+    type(tm, 'take your time');
+    await tm.waitFor((s) => s.includes(`run ${thread}/2 continues ${thread}`) && atWork(s), 'alice at work');
     tm.tmux('send-keys', '-t', 'cli', 'C-c');
     await tm.waitFor((s) => s.includes(CHAT_TEXTS.stopping(`${thread}/2`)), 'the stop said');
+    await tm.waitFor(atPrompt(CHAT_TEXTS.prompt), 'the prompt back after the run ended');
+    expect(everything(tm).match(/^cancelled: stopped on request/gm)).toHaveLength(2);
+    // the prompt came back once the run had ended, with alice's call finished first
+    expect(await result(`${thread}/2`)).toMatchObject({ status: 'cancelled', reason: 'user_stop', steps: 1 });
+
+    type(tm, 'again, slowly');
+    await tm.waitFor((s) => s.includes(`run ${thread}/3 continues ${thread}/2`) && atWork(s), 'the second run at work');
     tm.tmux('send-keys', '-t', 'cli', 'C-c');
-    await tm.waitFor((s) => s.includes(CHAT_TEXTS.cancelling(`${thread}/2`)), 'the cancel said');
+    await tm.waitFor((s) => s.includes(CHAT_TEXTS.stopping(`${thread}/3`)), 'the stop said');
+    tm.tmux('send-keys', '-t', 'cli', 'C-c');
+    await tm.waitFor((s) => s.includes(CHAT_TEXTS.cancelling(`${thread}/3`)), 'the cancel said');
     const cancelled = await tm.waitFor(atPrompt(CHAT_TEXTS.prompt), 'the prompt back after the cancel');
     expect(cancelled.join('\n')).toMatch(/^cancelled: workflow cancelled/m);
-    expect(await result(`${thread}/2`)).toMatchObject({ status: 'cancelled', reason: 'user_abort' });
+    expect(await result(`${thread}/3`)).toMatchObject({ status: 'cancelled', reason: 'user_abort' });
 
     tm.tmux('send-keys', '-t', 'cli', 'C-d');
     const end = await tm.waitFor((s) => s.some((row) => row.startsWith('[exit ')), 'the chat ending');
