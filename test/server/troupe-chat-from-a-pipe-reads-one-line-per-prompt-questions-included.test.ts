@@ -2,13 +2,15 @@
  * `troupe chat` with its lines from a pipe (docs/cli.md, "troupe chat"): each line is read at the
  * prompt that comes next — a question's too — and written after that prompt, so the output reads as
  * the conversation; the view is plain lines; the second task continues the first run; `/exit` ends
- * the chat, exit 0, naming the thread.
+ * the chat, exit 0, naming the thread. A `--continue` the run refuses is refused before the prompt
+ * opens, with every problem, exit 1.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CHAT_TEXTS } from '../../src/cli/chat-lines';
+import { troupe } from '../helpers/cli';
 import { startHarness, type Harness } from '../helpers/runs';
 import { testAddress } from '../helpers/temporal';
 
@@ -70,4 +72,20 @@ describe('troupe chat from a pipe', () => {
     expect(second).toMatchObject({ status: 'completed', finalText: 'Painted. DONE' });
     expect(h.stub.requestsFor('alice')[2].prompt).toContain('the blue one');
   }, 60_000);
+
+  test('a --continue of a run with other agents is refused before the prompt opens, naming every problem, exit 1', async () => {
+    const source = await h.start(SWARM.replace(/bob/g, 'carol'), { task: 'hello' });
+    await source.result();
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-chat-pipe-')), 'role.yaml');
+    fs.writeFileSync(file, SWARM);
+    process.env.TROUPE_TASK_QUEUE = h.worker.taskQueue;
+    try {
+      const r = await troupe('chat', file, '--continue', source.workflowId);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^cannot continue: .*"carol".*\n(.*\n)*cannot continue: .*"bob"/m);
+      expect(r.stdout).not.toContain(CHAT_TEXTS.prompt);
+    } finally {
+      delete process.env.TROUPE_TASK_QUEUE;
+    }
+  });
 });
