@@ -1,5 +1,5 @@
 /**
- * Showing a followed run (`troupe run`, `troupe status --watch`): on a terminal a live view that
+ * Showing a followed run (`troupe run`, `troupe status --watch`, `troupe chat`): on a terminal a live view that
  * redraws in place and ticks every second (log-update erases the previous frame and hides the
  * cursor); on a pipe or in CI plain timestamped lines; with `--json` the untimestamped progress
  * lines on stderr, as before, so stdout carries only the JSON. `TROUPE_PROGRESS=live|plain`
@@ -30,6 +30,13 @@ interface FollowView {
   onEvent(e: FollowEvent): void;
   /** Stop drawing (the last frame stays); with the result, a plain follow prints its end line. */
   close(result?: RunResult): void;
+  /**
+   * Erase the live frame and draw nothing until {@link release}, so other lines can be written
+   * (`troupe chat` asks a request at its prompt); events still count. A plain follow prints on.
+   */
+  hold(): void;
+  /** Draw again, below what was written while held. */
+  release(): void;
 }
 
 /** Where a view writes. */
@@ -60,6 +67,8 @@ function plainView(id: string, o: ViewOutput, now: () => number, json: boolean):
     close(result) {
       if (result && !json) for (const l of stampLines([CLI_LIVE_TEXTS.ended(result.status, result.reason)], now())) o.out(l);
     },
+    hold() {},
+    release() {},
   };
 }
 
@@ -68,10 +77,15 @@ function liveView(id: string, o: ViewOutput, now: () => number): FollowView {
   const logUpdate = (require('log-update') as typeof import('log-update')).create(o.stream);
   let model: LiveModel = newLiveModel(id);
   const draw = () => logUpdate(renderLive(model, now(), { columns: o.stream.columns ?? 80, rows: o.stream.rows ?? 24 }));
-  const ticker = setInterval(draw, TICK_MS);
-  ticker.unref();
+  const tick = () => {
+    const t = setInterval(draw, TICK_MS);
+    t.unref();
+    return t;
+  };
+  let ticker: NodeJS.Timeout | undefined = tick();
   draw();
   let closed = false;
+  let held = false;
   let scheduled = false;
   return {
     onEvent(e) {
@@ -82,7 +96,7 @@ function liveView(id: string, o: ViewOutput, now: () => number): FollowView {
       scheduled = true;
       setImmediate(() => {
         scheduled = false;
-        if (!closed) draw();
+        if (!closed && !held) draw();
       });
     },
     close() {
@@ -91,6 +105,19 @@ function liveView(id: string, o: ViewOutput, now: () => number): FollowView {
       clearInterval(ticker);
       draw();
       logUpdate.done();
+    },
+    hold() {
+      if (closed || held) return;
+      held = true;
+      clearInterval(ticker);
+      logUpdate.clear();
+      logUpdate.done();
+    },
+    release() {
+      if (closed || !held) return;
+      held = false;
+      ticker = tick();
+      draw();
     },
   };
 }

@@ -19,6 +19,24 @@ function oneLine(text: string): string {
   return text.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ');
 }
 
+/**
+ * What a gate shows, as `troupe status`, the live view and `troupe chat` print it: a gated call's
+ * tool and every character of the arguments it will receive, folded at `width`, never cut (they
+ * are at most 16 KiB), and the digest that approve and reject name — the digest of exactly what is
+ * shown (docs/semantics.md, "Gates"). Empty for a request that shows neither.
+ */
+export function gateLines(r: PendingRequest, width: number): string[] {
+  const lines: string[] = [];
+  const call = toolCallOf(r);
+  if (call) {
+    if (call.asText) lines.push(`the model wrote this call as text in its reply; troupe read it as a call (text_tool_calls: off turns this off)`);
+    lines.push(`${call.tool} will receive exactly:`);
+    for (const line of foldLines(prettyJson(call.arguments), width)) lines.push(`│ ${line}`);
+  }
+  if (r.digest) lines.push(`digest:  ${r.digest}`);
+  return lines;
+}
+
 const DECIDED = { approve: 'approved', reject: 'rejected', answer: 'answered' } as const;
 
 export const CLI_RUN_TEXTS = {
@@ -56,15 +74,7 @@ export const CLI_RUN_TEXTS = {
     const who = r.agent ? `${r.agent} ` : '';
     // a summary may quote model text: one line, so it cannot print lines that look like troupe's own
     const lines = [`  ✋ waiting for a human: ${r.id} (${r.kind}) ${who}— ${oneLine(r.summary)}`];
-    const call = toolCallOf(r);
-    if (call) {
-      // every character of what will run, folded, never cut (the arguments are at most 16 KiB)
-      if (call.asText) lines.push(`     the model wrote this call as text in its reply; troupe read it as a call (text_tool_calls: off turns this off)`);
-      lines.push(`     ${call.tool} will receive exactly:`);
-      for (const line of foldLines(prettyJson(call.arguments), ARGUMENT_WIDTH)) lines.push(`     │ ${line}`);
-    }
-    // what approve and reject name: the digest of exactly what is shown (docs/semantics.md, "Gates")
-    if (r.digest) lines.push(`     digest:  ${r.digest}`);
+    for (const line of gateLines(r, ARGUMENT_WIDTH)) lines.push(`     ${line}`);
     if (ANSWERED_KINDS.includes(r.kind)) lines.push(`     answer:  troupe answer ${id} "<your answer>" --request ${r.id}`);
     lines.push(`     approve: troupe approve ${id} --request ${r.id} [--note "..."]`);
     lines.push(`     reject:  troupe reject ${id} --request ${r.id} --reason "..."`);
