@@ -53,7 +53,7 @@ describe('a continued team with model-chosen routes', () => {
     const first = await h.start(graph, { task: 'I was charged twice', workflowId: uniqueWorkflowId('support') });
     const r1 = await first.result();
     expect(r1).toMatchObject({ status: 'completed', reason: 'handoff' });
-    expect(r1.pending ?? []).toEqual([]);
+    expect(r1.unanswered ?? []).toEqual([]);
     const ts = r1.teamState!;
     expect(ts.thread.map((e) => [e.agent, e.kind])).toEqual([
       ['user', 'task'],

@@ -321,8 +321,23 @@ export function continueRunState(state: RunState, graph: CompiledGraph, team: Te
   }
   state.task = given ? task : (lastTask(team) ?? state.task);
   state.frontier = frontierAt(graph, team.cursor, state.task);
+  leadInLaps(state, graph);
   if (team.cursor.kind === 'select' && team.cursor.previous !== undefined) state.previousSpeaker = team.cursor.previous;
   state.continuation = { threadId: team.threadId, from: team.source.runId, before: { ...team.threadUsage } };
+}
+
+/**
+ * A loop entered at the cursor, midway (a round-robin continued at its third agent): the lap from
+ * there to the loop's back edge finishes the source run's iteration, so it is not counted — the
+ * loop's counter starts at -1 — and the iterations of this run count from the continued run's first
+ * speaker (docs/semantics.md, "Teams that go on"). Without it, a cap derived from `max_messages`
+ * (`core/graph/cap.ts`, which assumes a round starts at the loop's entry) ends the run early.
+ */
+function leadInLaps(state: RunState, graph: CompiledGraph): void {
+  for (const group of graph.loopGroups) {
+    const starts = new Set(group.backEdges.map((i) => graph.edges[i].to));
+    if (state.frontier.some((w) => group.nodes.includes(w.agent) && !starts.has(w.agent))) state.round.loopCounters[group.id] = -1;
+  }
 }
 
 /** The first wave of a continued run: the cursor's, with the task among its triggers; else the entry. */
