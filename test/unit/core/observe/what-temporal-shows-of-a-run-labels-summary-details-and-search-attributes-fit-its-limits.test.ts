@@ -98,7 +98,7 @@ describe('the current details', () => {
 
 describe('search attributes and list queries', () => {
   it('are registered with their types and queried with quoted values', () => {
-    expect(searchAttributeFlags()).toEqual(['TroupeGraph=Keyword', 'TroupeStatus=Keyword', 'TroupeReason=Keyword', 'TroupeWaiting=Bool']);
+    expect(searchAttributeFlags()).toEqual(['TroupeGraph=Keyword', 'TroupeStatus=Keyword', 'TroupeReason=Keyword', 'TroupeWaiting=Bool', 'TroupeThread=Keyword']);
     expect(listQuery('troupeRun', {})).toBe("WorkflowType = 'troupeRun'");
     expect(listQuery('troupeRun', { graph: "o'brien", status: 'exhausted', waiting: true })).toBe(
       "WorkflowType = 'troupeRun' AND TroupeGraph = 'o\\'brien' AND TroupeStatus = 'exhausted' AND TroupeWaiting = true",
