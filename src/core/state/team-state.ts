@@ -239,10 +239,12 @@ export interface TeamStateEnd {
 export function teamStateOf(state: RunState, graph: CompiledGraph, end: TeamStateEnd, runId: string): TeamState {
   const continuation = state.continuation;
   const thread: TeamThreadEntry[] = state.thread.map(({ seq: _seq, ...e }) => ({ ...e, text: capText(e.text, TEXT_CAP_BYTES) }));
-  // a run that started its thread: the task leads it, once (a continued run pushed its task as an entry)
-  if (!continuation && state.threadSeq === state.thread.length) thread.unshift({ agent: 'user', kind: 'task', text: capText(state.task, TEXT_CAP_BYTES) });
+  // a run that started its thread: the task leads it, once, even when older entries were dropped
+  // (a continued run pushed its task as an entry)
+  const leads = !continuation;
+  if (leads) thread.unshift({ agent: 'user', kind: 'task', text: capText(state.task, TEXT_CAP_BYTES) });
   const firstSeq = state.thread[0]?.seq ?? state.threadSeq + 1;
-  const offset = !continuation && state.threadSeq === state.thread.length ? 1 : 0;
+  const offset = leads ? 1 : 0;
   const contexts: Record<string, AgentContext> = {};
   for (const name of Object.keys(graph.agents)) {
     const memory = state.memory[name];
