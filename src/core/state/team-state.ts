@@ -299,7 +299,8 @@ function cursorOf(state: RunState, graph: CompiledGraph): TeamCursor {
  * A fresh run state made to go on from a team state (checked with {@link readTeamState} and
  * {@link continuationIssues} before): the thread and each agent's context as they were, the task
  * appended to the thread (as the answer to the question the cursor's agent asked last, when it
- * did), and the first wave at the cursor. Termination state, budgets and usage stay fresh.
+ * did: the run's task then stays the thread's last task), and the first wave at the cursor.
+ * Termination state, budgets and usage stay fresh.
  */
 export function continueRunState(state: RunState, graph: CompiledGraph, team: TeamState, task: string | undefined): void {
   for (const e of team.thread) pushThread(state, { ...e });
@@ -317,11 +318,13 @@ export function continueRunState(state: RunState, graph: CompiledGraph, team: Te
   const asker = lastQuestionOf(team);
   const cursorAgent = team.cursor.kind === 'wave' && team.cursor.wave.length === 1 ? team.cursor.wave[0].agent : undefined;
   const given = task !== undefined && task !== '';
-  if (given) {
-    const answers = asker !== undefined && asker === cursorAgent;
-    pushThread(state, answers ? { agent: 'user', kind: 'answer', to: asker, text: task } : { agent: 'user', kind: 'task', text: task });
-  }
-  state.task = given ? task : (lastTask(team) ?? state.task);
+  const answers = given && asker !== undefined && asker === cursorAgent;
+  // an answer reaches its asker as a human's answer does in a run (core/humans/decisions.ts): after
+  // the question in a shared thread, else as a note; the work it answers stays the run's task
+  if (answers && graph.context !== 'thread') (state.notes[asker] ??= []).push({ kind: 'human_answer', text: task, from: 'human' });
+  else if (answers) pushThread(state, { agent: 'user', kind: 'answer', to: asker, text: task });
+  else if (given) pushThread(state, { agent: 'user', kind: 'task', text: task });
+  state.task = given && !answers ? task : (lastTask(team) ?? state.task);
   state.frontier = frontierAt(graph, team.cursor, state.task);
   leadInLaps(state, graph);
   if (team.cursor.kind === 'select' && team.cursor.previous !== undefined) state.previousSpeaker = team.cursor.previous;

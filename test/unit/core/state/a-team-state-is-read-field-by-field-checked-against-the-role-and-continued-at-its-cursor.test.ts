@@ -270,11 +270,26 @@ describe('continueRunState: a fresh run state at the cursor', () => {
     const s = createRunState(support, 'INV-1', 'wf-1/2', 0);
     continueRunState(s, support, asked, 'INV-1');
     expect(s.thread.at(-1)).toMatchObject({ agent: 'user', kind: 'answer', to: 'billing', text: 'INV-1' });
+    // the work it answers stays the run's task
+    expect(s.task).toBe('plan a picnic');
+    expect(s.frontier).toEqual([{ agent: 'billing', triggers: [{ from: 'parent', text: 'plan a picnic' }, { from: 'billing', text: 'billing said' }] }]);
     // a question of another agent than the cursor's is not answered by the task
     const other = { ...asked, cursor: { kind: 'wave' as const, wave: [{ agent: 'triage', triggers: [] }] } };
     const t = createRunState(support, 'INV-1', 'wf-1/3', 0);
     continueRunState(t, support, other, 'INV-1');
     expect(t.thread.at(-1)).toMatchObject({ agent: 'user', kind: 'task', text: 'INV-1' });
+    expect(t.task).toBe('INV-1');
+  });
+
+  test("in an inbox context the answer reaches its asker as a human's answer note", () => {
+    const support = compileYaml(SUPPORT.replace('  topology: swarm', '  topology: swarm\n  context: inbox'));
+    expect(support.context).toBe('inbox');
+    const asked = teamStateOf(ended(support, [{ agent: 'billing', kind: 'question', to: 'user', text: 'Which?' }], next('billing', 'billing')), support, END, 'wf-1');
+    const s = createRunState(support, 'INV-1', 'wf-1/2', 0);
+    continueRunState(s, support, asked, 'INV-1');
+    expect(s.notes.billing).toEqual([{ kind: 'human_answer', text: 'INV-1', from: 'human' }]);
+    expect(s.thread.at(-1)).toMatchObject({ kind: 'question' });
+    expect(s.task).toBe('plan a picnic');
   });
 
   test("a selector's previous speaker; an entry cursor starts at the graph's entry", () => {
