@@ -239,9 +239,9 @@ export interface TeamStateEnd {
 export function teamStateOf(state: RunState, graph: CompiledGraph, end: TeamStateEnd, runId: string): TeamState {
   const continuation = state.continuation;
   const thread: TeamThreadEntry[] = state.thread.map(({ seq: _seq, ...e }) => ({ ...e, text: capText(e.text, TEXT_CAP_BYTES) }));
-  // a run that started its thread: the task leads it, once, even when older entries were dropped
-  // (a continued run pushed its task as an entry)
-  const leads = !continuation;
+  // a task leads the thread: a first run's own, once, even when older entries were dropped; a
+  // continued run pushed its task as an entry, and leads with its task only when none is kept
+  const leads = !continuation || !state.thread.some((e) => e.kind === 'task');
   if (leads) thread.unshift({ agent: 'user', kind: 'task', text: capText(state.task, TEXT_CAP_BYTES) });
   const firstSeq = state.thread[0]?.seq ?? state.threadSeq + 1;
   const offset = leads ? 1 : 0;

@@ -110,6 +110,19 @@ describe('teamStateOf: a run\'s team state at its end', () => {
     expect(ts.thread.slice(1).map((e) => e.text)).toEqual(entries.slice(4).map((e) => e.text));
   });
 
+  test("a continued run whose kept thread holds no task leads with its task, so a continue without a task still has one", () => {
+    const s = createRunState(panel, 'and cake', 'wf-1/2', 0);
+    continueRunState(s, panel, panelState(), 'and cake');
+    for (let i = 1; i <= 9; i++) pushThread(s, said(['carol', 'alice', 'bob'][i % 3], i));
+    expect(s.thread.some((e) => e.kind === 'task')).toBe(false);
+    const ts = teamStateOf(s, panel, END, 'wf-1/2');
+    expect(ts.thread[0]).toEqual({ agent: 'user', kind: 'task', text: 'and cake' });
+    expect(ts.thread).toHaveLength(9);
+    const next = createRunState(panel, '', 'wf-1/3', 0);
+    continueRunState(next, panel, ts, undefined);
+    expect(next.task).toBe('and cake');
+  });
+
   test('cursor kinds: the next wave (round-robin, swarm), a selector\'s previous speaker, the entry after an exit', () => {
     expect(panelState().cursor).toEqual({ kind: 'wave', wave: [{ agent: 'carol', triggers: [{ from: 'bob', text: 'bob said' }] }] });
     const support = compileYaml(SUPPORT);
