@@ -1,6 +1,6 @@
 /**
  * Entry point of the benchmark suite (`npm run bench`, i.e. `tsx bench/run.ts`): starts its own
- * Temporal dev server(s) and stub LLM, runs B1–B14, and writes bench/results/latest.json and
+ * Temporal dev server(s) and stub LLM, runs B1–B15, and writes bench/results/latest.json and
  * latest.md. Every benchmark compares against a baseline measured in the same run.
  *
  * Flags: --only B1,B4  --reps N (default 3)  --steps N (B1, default 200)  --long (B2 with 1,000
@@ -25,6 +25,7 @@ import { runB11 } from './b11-live-text';
 import { runB12 } from './b12-metrics';
 import { runB13 } from './b13-tracing';
 import { runB14 } from './b14-endless-replies';
+import { runB15 } from './b15-continue';
 import { environment, load } from './lib/env';
 import { reviewLoopYaml, BENCH_TASK } from './lib/loops';
 import { tcpPingPong, trivialRpc } from './lib/calibrate';
@@ -51,6 +52,7 @@ export const BENCHMARKS: Record<string, (ctx: BenchContext) => Promise<BenchRepo
   B12: runB12,
   B13: runB13,
   B14: runB14,
+  B15: runB15,
 };
 
 /** Iterations of the run whose requests the baselines and the floor workflow replay (cycled). */

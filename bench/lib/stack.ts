@@ -152,6 +152,8 @@ export interface Stack {
   startFloorFanout(k: number): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Start a floor run of bare payload activities (B7). */
   startFloorPayload(input: FloorPayloadInput): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  /** Start a troupe run that continues closed run `from` with `task` (B15; docs/semantics.md, "Teams that go on"). */
+  continueTroupe(graph: CompiledGraph, task: string, from: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Start a bare parent whose one child is a troupe run of `graph` on the troupe worker (B9). */
   startFloorNested(graph: CompiledGraph, task: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Result of a troupe run. */
@@ -193,6 +195,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     client,
     // as `troupe run` starts a run: memo, UI summary and details, and troupe's search attributes
     startTroupe: (graph, task, taskQueue) => startRun(client, { role: graph, task, taskQueue: taskQueue ?? troupeQueue, workflowId: id(graph.name) }),
+    continueTroupe: (graph, task, from) => startRun(client, { role: graph, task, taskQueue: troupeQueue, continueFrom: from }),
     startTroupePlain: (graph, task, taskQueue) =>
       client.workflow.start(WORKFLOW_TYPE, { taskQueue: taskQueue ?? troupeQueue, workflowId: id(graph.name), args: [{ graph, task }] }),
     startFloor: (input) =>

@@ -31,8 +31,16 @@ export const CONTINUE_TEXTS = {
   noTeamState: (id: string, why: string | undefined) => `${id}'s RunResult has no team state${why ? `: ${why}` : ' (it ended before troupe kept one)'}`,
   dropped: (ids: string[]) => `requests ${ids.join(', ')} of the run continued were still open when it ended: they are dropped`,
   notJson: (file: string, message: string) => `${file}: not JSON: ${message}`,
-  fileTooLarge: (file: string, bytes: number) => `${file}: ${Math.round(bytes / 1024)} KiB, over the team state's ${TEAM_STATE_MAX_BYTES / 1024} KiB bound`,
+  fileTooLarge: (file: string, bytes: number) =>
+    `${file}: ${Math.round(bytes / 1024)} KiB, more than a state file within the team state's ${TEAM_STATE_MAX_BYTES / 1024} KiB bound can take (${STATE_FILE_MAX_BYTES / 1024} KiB)`,
 } as const;
+
+/**
+ * The largest state file read at all. The bound itself is on the encoded state and is checked on the
+ * parsed document, naming its largest part: `troupe state --out` writes it indented, so a file of a
+ * state within the bound may be larger than the bound.
+ */
+const STATE_FILE_MAX_BYTES = 8 * TEAM_STATE_MAX_BYTES;
 
 /** A closed run's team state, and the warnings a continuation of it gives (its dropped requests). */
 export interface SourceState {
@@ -66,10 +74,13 @@ export async function exportTeamState(client: Client, id: string): Promise<Sourc
   return { state: result.teamState, warnings: unanswered.length > 0 ? [CONTINUE_TEXTS.dropped(unanswered)] : [] };
 }
 
-/** Parse a state file's text (`troupe run --state`): its size bound first, then JSON; the schema is checked by {@link checkContinuation}. */
+/**
+ * Parse a state file's text (`troupe run --state`): a bound on the file first, then JSON; the schema
+ * and the size bound of the encoded state are checked by {@link checkContinuation}.
+ */
 export function parseStateFile(file: string, text: string): unknown {
   const bytes = utf8ByteLength(text);
-  if (bytes > TEAM_STATE_MAX_BYTES) throw new ContinueRefusedError([CONTINUE_TEXTS.fileTooLarge(file, bytes)]);
+  if (bytes > STATE_FILE_MAX_BYTES) throw new ContinueRefusedError([CONTINUE_TEXTS.fileTooLarge(file, bytes)]);
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {

@@ -72,4 +72,20 @@ describe('a team that goes on (docs/semantics.md, "Teams that go on")', () => {
     const thread = await listRuns(h.client, { thread: first.workflowId });
     expect(thread.runs).toHaveLength(1);
   });
+
+  test("a round-robin continued midway is not cut short by the loop cap its max_messages implies: the lap from the cursor is not counted", async () => {
+    // max_messages: 3 alone implies a cap of one iteration, reached at carol -> alice; from carol it would end after one message
+    const graph = compileYaml(PANEL.replace('  max_iterations: 5\n', '').replace('      - max_messages: 4\n', '      - max_messages: 3\n'));
+    expect(graph.maxIterations).toBe(1);
+    h.stub.script('bob', [{ text: 'bob says DONE' }, {}]);
+    const first = await h.start(graph, { task: 'plan', workflowId: uniqueWorkflowId('panel') });
+    expect(await first.result()).toMatchObject({ reason: 'text_mention', steps: 2 });
+    const second = await startRun(h.client, { role: graph, task: 'go on', continueFrom: first.workflowId, taskQueue: h.worker.taskQueue });
+    const r = await second.result();
+    expect(r).toMatchObject({ status: 'exhausted', reason: 'max_messages', steps: 3, iterations: { 'alice,bob,carol': 0 } });
+    // with max_iterations: 1, carol's lead-in and one whole lap from alice, then the cap ends it
+    const third = await startRun(h.client, { role: compileYaml(PANEL.replace('max_iterations: 5', 'max_iterations: 1').replace('max_messages: 4', 'max_messages: 9')), task: 'more', continueFrom: second.workflowId, taskQueue: h.worker.taskQueue });
+    const r3 = await third.result();
+    expect(r3).toMatchObject({ status: 'exhausted', reason: 'max_iterations', steps: 4, iterations: { 'alice,bob,carol': 1 } });
+  });
 });

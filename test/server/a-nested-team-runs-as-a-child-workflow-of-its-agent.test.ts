@@ -3,7 +3,8 @@
  * team agent runs its role as a Temporal child workflow `<parent id>/<parent run id>/<agent>-<n>`; its finalText is
  * the agent's result and its usage counts in the parent's; a child that fails fails the parent,
  * naming the agent; cancelling the parent cancels the child; a child's approval is answered through
- * the parent's id with the CLI.
+ * the parent's id with the CLI; a continued parent (docs/semantics.md, "Teams that go on") starts its
+ * team agent's next child run from the previous child's team state.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -12,7 +13,9 @@ import { loadRoleFile } from '../../src/config-file';
 import type { CompiledGraph } from '../../src/core/graph/types';
 import type { RunResult } from '../../src/core/ending/result';
 import type { TranscriptStep } from '../../src/core/state/state';
-import { transcriptQuery } from '../../src/contract';
+import { defaultPayloadConverter } from '@temporalio/client';
+import { startRun } from '../../src/client';
+import { transcriptQuery, type RunInput } from '../../src/contract';
 import { troupe } from '../helpers/cli';
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 
@@ -185,5 +188,45 @@ describe('a nested team', () => {
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed', finalText: 'writer reply 1' });
     expect(((await child.result()) as RunResult).status).toBe('completed');
+  });
+
+  test("a continued parent carries its team agent's context: the next child run goes on from the previous child's team state", async () => {
+    const CHAT_TEAM = `
+name: research-team
+agents:
+  searcher: { instructions: "Search." }
+  summarizer: { instructions: "Summarize." }
+collaboration:
+  topology: round-robin
+  agents: [searcher, summarizer]
+  termination: { any_of: [{ max_messages: 2 }] }
+`;
+    const graph = load(CHAT_TEAM);
+    h.stub.script('searcher', [{ text: 'found: tea has catechins' }, { text: 'found: coffee has more caffeine' }]);
+    const first = await h.start(graph, { task: 'Is tea good?' });
+    const r1 = await first.result();
+    expect(r1).toMatchObject({ status: 'completed' });
+    const childState = r1.teamState!.contexts.research.team!;
+    expect(childState.thread.map((e) => e.agent)).toEqual(['user', 'searcher', 'summarizer']);
+    expect(childState.cursor).toEqual({ kind: 'wave', wave: [expect.objectContaining({ agent: 'searcher' })] });
+
+    const before = h.stub.requests.length;
+    const second = await startRun(h.client, { role: graph, task: 'And coffee?', continueFrom: first.workflowId, taskQueue: h.worker.taskQueue });
+    const r2 = await second.result();
+    expect(r2).toMatchObject({ status: 'completed' });
+    const childId = `${second.workflowId}/${second.firstExecutionRunId}/research-1`;
+    const history = await h.client.workflow.getHandle(childId).fetchHistory();
+    const [input] = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads!.map((p) => defaultPayloadConverter.fromPayload<RunInput>(p));
+    expect(input.teamState).toEqual(childState);
+    // the child's first dispatch is its cursor's, with the previous child's thread before the new task
+    const asked = h.stub.requests.slice(before).filter((q) => q.kind === 'agent');
+    expect(asked.map((q) => q.agent)).toEqual(['searcher', 'summarizer', 'writer']);
+    const prompt = asked[0].prompt;
+    // (the new task heads the prompt as its task, and closes the thread as its last entry)
+    const order = ['Is tea good?', 'found: tea has catechins', 'summarizer reply 1', 'And coffee?'].map((t) => prompt.lastIndexOf(t));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    // the parent's next child state is the continued child's: its thread goes on
+    expect(r2.teamState!.contexts.research.team!.thread.map((e) => e.agent)).toEqual(['user', 'searcher', 'summarizer', 'user', 'searcher', 'summarizer']);
   });
 });

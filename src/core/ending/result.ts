@@ -11,6 +11,7 @@ import type { OutputVerdict } from '../output/check';
 import type { RunState } from '../state/state';
 import type { TeamState } from '../state/team-state';
 import { goalElapsedMs } from '../goals';
+import { completedIterations } from '../waves/routing';
 
 /** Failure details of `failed` runs. */
 export interface Diagnostics {
@@ -139,7 +140,7 @@ export function buildRunResult(state: RunState, end: RunEnd, now: number, output
     ...(output ?? {}),
     rounds: state.round.round,
     steps: state.steps,
-    iterations: { ...state.round.loopCounters },
+    iterations: completedIterations(state.round.loopCounters),
     results: state.results,
     goal: goalView(state, now),
     usage: state.usage,
@@ -184,7 +185,7 @@ export function buildStatusView(
     frontier: state.frontier.map((w) => w.agent),
     inFlight,
     ...(children.length > 0 ? { children: children.map((c) => ({ agent: c.agent, workflowId: c.workflowId })) } : {}),
-    iterations: { ...state.round.loopCounters },
+    iterations: completedIterations(state.round.loopCounters),
     steps: state.steps,
     usage: state.usage,
     activeMs: activeMs(state, now),

@@ -85,7 +85,7 @@ export function currentDetails(view: CurrentView): string {
     rows.push(['running', running.length > 0 ? running.map((r) => `${escapeMd(r.label)} (since ${clockTime(r.since)})`).join('; ') : '—']);
   }
   for (const group of graph.loopGroups) {
-    rows.push([`iterations ${group.nodes.join(' ↔ ')}`, `${state.round.loopCounters[group.id] ?? 0} of ${graph.maxIterations}`]);
+    rows.push([`iterations ${group.nodes.join(' ↔ ')}`, `${Math.max(0, state.round.loopCounters[group.id] ?? 0)} of ${graph.maxIterations}`]);
   }
   const u = state.usage;
   const tools = u.toolCalls ? ` · ${plural(u.toolCalls.total, 'tool call')}` : '';

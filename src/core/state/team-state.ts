@@ -253,10 +253,12 @@ export interface TeamStateEnd {
 export function teamStateOf(state: RunState, graph: CompiledGraph, end: TeamStateEnd, runId: string, lastDispatched?: readonly WaveItem[]): TeamState {
   const continuation = state.continuation;
   const thread: TeamThreadEntry[] = state.thread.map(({ seq: _seq, ...e }) => ({ ...e, text: capText(e.text, TEXT_CAP_BYTES) }));
-  // a run that started its thread: the task leads it, once (a continued run pushed its task as an entry)
-  if (!continuation && state.threadSeq === state.thread.length) thread.unshift({ agent: 'user', kind: 'task', text: capText(state.task, TEXT_CAP_BYTES) });
+  // a task leads the thread: a first run's own, once, even when older entries were dropped; a
+  // continued run pushed its task as an entry, and leads with its task only when none is kept
+  const leads = !continuation || !state.thread.some((e) => e.kind === 'task');
+  if (leads) thread.unshift({ agent: 'user', kind: 'task', text: capText(state.task, TEXT_CAP_BYTES) });
   const firstSeq = state.thread[0]?.seq ?? state.threadSeq + 1;
-  const offset = !continuation && state.threadSeq === state.thread.length ? 1 : 0;
+  const offset = leads ? 1 : 0;
   const contexts: Record<string, AgentContext> = {};
   for (const name of Object.keys(graph.agents)) {
     const memory = state.memory[name];
@@ -320,7 +322,8 @@ function cursorOf(state: RunState, graph: CompiledGraph, interruptedWave?: reado
  * A fresh run state made to go on from a team state (checked with {@link readTeamState} and
  * {@link continuationIssues} before): the thread and each agent's context as they were, the task
  * appended to the thread (as the answer to the question the cursor's agent asked last, when it
- * did), and the first wave at the cursor. Termination state, budgets and usage stay fresh.
+ * did: the run's task then stays the thread's last task), and the first wave at the cursor.
+ * Termination state, budgets and usage stay fresh.
  */
 export function continueRunState(state: RunState, graph: CompiledGraph, team: TeamState, task: string | undefined): void {
   for (const e of team.thread) pushThread(state, { ...e });
@@ -338,14 +341,31 @@ export function continueRunState(state: RunState, graph: CompiledGraph, team: Te
   const asker = lastQuestionOf(team);
   const cursorAgent = team.cursor.kind === 'wave' && team.cursor.wave.length === 1 ? team.cursor.wave[0].agent : undefined;
   const given = task !== undefined && task !== '';
-  if (given) {
-    const answers = asker !== undefined && asker === cursorAgent;
-    pushThread(state, answers ? { agent: 'user', kind: 'answer', to: asker, text: task } : { agent: 'user', kind: 'task', text: task });
-  }
-  state.task = given ? task : (lastTask(team) ?? state.task);
+  const answers = given && asker !== undefined && asker === cursorAgent;
+  // an answer reaches its asker as a human's answer does in a run (core/humans/decisions.ts): after
+  // the question in a shared thread, else as a note; the work it answers stays the run's task
+  if (answers && graph.context !== 'thread') (state.notes[asker] ??= []).push({ kind: 'human_answer', text: task, from: 'human' });
+  else if (answers) pushThread(state, { agent: 'user', kind: 'answer', to: asker, text: task });
+  else if (given) pushThread(state, { agent: 'user', kind: 'task', text: task });
+  state.task = given && !answers ? task : (lastTask(team) ?? state.task);
   state.frontier = frontierAt(graph, team.cursor, state.task);
+  leadInLaps(state, graph);
   if (team.cursor.kind === 'select' && team.cursor.previous !== undefined) state.previousSpeaker = team.cursor.previous;
   state.continuation = { threadId: team.threadId, from: team.source.runId, before: { ...team.threadUsage } };
+}
+
+/**
+ * A loop entered at the cursor, midway (a round-robin continued at its third agent): the lap from
+ * there to the loop's back edge finishes the source run's iteration, so it is not counted — the
+ * loop's counter starts at -1 — and the iterations of this run count from the continued run's first
+ * speaker (docs/semantics.md, "Teams that go on"). Without it, a cap derived from `max_messages`
+ * (`core/graph/cap.ts`, which assumes a round starts at the loop's entry) ends the run early.
+ */
+function leadInLaps(state: RunState, graph: CompiledGraph): void {
+  for (const group of graph.loopGroups) {
+    const starts = new Set(group.backEdges.map((i) => graph.edges[i].to));
+    if (state.frontier.some((w) => group.nodes.includes(w.agent) && !starts.has(w.agent))) state.round.loopCounters[group.id] = -1;
+  }
 }
 
 /** The first wave of a continued run: the cursor's, with the task among its triggers; else the entry. */

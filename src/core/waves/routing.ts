@@ -130,10 +130,15 @@ export function hardCapReached(
   return null;
 }
 
-/** The loop-iteration number an agent is on (its group's counter + 1), for prompts. */
+/** The loop-iteration number an agent is on (its group's counter + 1, from 1), for prompts. */
 export function iterationOf(graph: CompiledGraph, agent: string, counters: Record<string, number>): number {
   const group = graph.loopGroups.find((g) => g.nodes.includes(agent));
-  return group ? (counters[group.id] ?? 0) + 1 : 1;
+  return group ? Math.max(0, counters[group.id] ?? 0) + 1 : 1;
+}
+
+/** The iterations each loop completed, as a run shows them: a continued run's lead-in lap (counter -1, `core/state/team-state.ts`) shows as 0. */
+export function completedIterations(counters: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counters).map(([group, n]) => [group, Math.max(0, n)]));
 }
 
 /** Merge routed items into a frontier: one dispatch per agent with all its triggers (joins). */
