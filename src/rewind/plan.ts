@@ -5,6 +5,7 @@
  * are numbered from 1 in the order they were recorded; the steps recorded together are one wave, and
  * a step inside a wave of several stands for its wave: the boundary is the wave's start. Pure.
  */
+import { temporal } from '@temporalio/proto';
 import type { ProbeReport, ProbeStep } from './probe-interceptor';
 
 /** A worker tool call that ran in a step after the boundary: it would run again, or not be undone. */
@@ -83,4 +84,36 @@ export function rewindPoint(reports: ProbeReport[], n: number): { ok: true; poin
  */
 export function sideEffects(steps: ProbeStep[]): SideEffect[] {
   return steps.flatMap((s) => s.tools.filter((t) => t.ran).map((t) => ({ step: s.step, agent: s.agent, tool: t.tool })));
+}
+
+/** A child run a reset leaves behind: started after the reset point and still running. */
+export interface LeftChild {
+  workflowId: string;
+  runId: string;
+}
+
+/**
+ * The child runs of `history` started after event `resetEventId` that had not closed when it was
+ * fetched: the running child teams a reset of a running run cancels (docs/cli.md, "troupe rewind").
+ * Temporal's reset does not: since Server 1.26 a reset applies no parent close policy to the base
+ * run's children, which would go on, attached to no run.
+ */
+export function childrenLeft(history: temporal.api.history.v1.IHistory, resetEventId: number): LeftChild[] {
+  const T = temporal.api.enums.v1.EventType;
+  const started = new Map<number, LeftChild>();
+  for (const e of history.events ?? []) {
+    if (e.eventType === T.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED) {
+      const a = e.childWorkflowExecutionStartedEventAttributes!;
+      const initiated = Number(a.initiatedEventId);
+      if (initiated > resetEventId) started.set(initiated, { workflowId: a.workflowExecution!.workflowId!, runId: a.workflowExecution!.runId! });
+    }
+    const closed =
+      e.childWorkflowExecutionCompletedEventAttributes ??
+      e.childWorkflowExecutionFailedEventAttributes ??
+      e.childWorkflowExecutionCanceledEventAttributes ??
+      e.childWorkflowExecutionTimedOutEventAttributes ??
+      e.childWorkflowExecutionTerminatedEventAttributes;
+    if (closed) started.delete(Number(closed.initiatedEventId));
+  }
+  return [...started.values()];
 }

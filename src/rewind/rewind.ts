@@ -20,7 +20,7 @@ import { WORKFLOW_TYPE, type TroupeRun } from '../contract';
 import { didYouMean } from '../core/config/did-you-mean';
 import type { CompiledGraph } from '../core/graph/types';
 import type { TeamState } from '../core/state/team-state';
-import { REWIND_TEXTS, rewindPoint, sideEffects, type RewindPoint, type SideEffect } from './plan';
+import { REWIND_TEXTS, childrenLeft, rewindPoint, sideEffects, type RewindPoint, type SideEffect } from './plan';
 import { probeHistory } from './probe';
 
 /** A rewind troupe will not make: every reason, together. Nothing was reset or started. */
@@ -124,6 +124,14 @@ export async function rewindRun(client: Client, id: string, opts: RewindOptions)
     resetReapplyExcludeTypes: [ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_SIGNAL, ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_UPDATE],
     identity: 'troupe rewind',
   });
+  // the base run's child teams still running are cancelled, as their parent close policy would (docs/cli.md,
+  // "troupe rewind"); its history is read again, now that the reset has ended it, so none started since is missed
+  const ended = await client.workflow.getHandle(id, runId).fetchHistory();
+  for (const child of childrenLeft(ended, point.resetEventId)) {
+    await client.workflow.getHandle(child.workflowId, child.runId).cancel().catch((err: unknown) => {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    });
+  }
   return { kind: 'replay', workflowId: id, runId: reset.runId!, point, original: runId };
 }
 

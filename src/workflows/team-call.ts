@@ -2,15 +2,16 @@
  * A team agent's dispatch (docs/teams.md, "Nested teams"): the child role runs as a Temporal child
  * workflow (`troupeRun`, id `<parent id>/<parent run id>/<agent>-<n>`, on the parent's task queue),
  * with the agent's input as its task and its share of the parent's remaining budgets as its caps.
- * An id another run already holds fails the dispatch, saying so. Cancelling the dispatch's scope
+ * The run id is the one on the parent's start event, which a reset keeps, so the children a reset
+ * run replays have their recorded ids; an id a run already holds (the reset's base run's child, or a
+ * run someone started there by hand) is skipped for the next `n`. Cancelling the dispatch's scope
  * (the run cancelled, a sibling failed, a round timer) cancels the child; the parent close policy
  * cancels it should the parent end first. What its RunResult means is decided in the core
  * (`core/teams/team-run.ts`).
  */
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import { CancellationScope, CancelledFailure, ParentClosePolicy, startChild, workflowInfo, type ChildWorkflowHandle, type Workflow } from '@temporalio/workflow';
 import { recordTeamRun } from '../core/budgets/ledger';
-import { ENDS } from '../core/ending/decide';
 import type { RunEnd, RunResult } from '../core/ending/result';
 import type { CompiledBudget } from '../core/graph/types';
 import type { AgentCallResult } from '../core/llm/contract';
@@ -47,8 +48,8 @@ export async function teamCall(
   const { graph, state } = run;
   const team = graph.agents[item.agent].team!;
   const runs = (state.teamRuns ??= {});
-  const n = (runs[item.agent] = (runs[item.agent] ?? 0) + 1);
-  const workflowId = childWorkflowId(state.workflowId, workflowInfo().runId, item.agent, n);
+  const next = () => childWorkflowId(state.workflowId, workflowInfo().originalExecutionRunId, item.agent, (runs[item.agent] = (runs[item.agent] ?? 0) + 1));
+  let workflowId = next();
   // a continued parent's team agent goes on from its last child's team state (docs/teams.md, "Nested teams")
   const carried = state.carriedTeams?.[item.agent];
   if (carried) delete state.carriedTeams![item.agent];
@@ -57,9 +58,12 @@ export async function teamCall(
   run.children.push(child);
   const done = running(run, { kind: 'agent', agent: item.agent, label });
   try {
-    const handle = await startTeamRun(run, workflowId, input);
-    // another run holds the id (started by hand: troupe never starts one there)
-    if (handle === undefined) return { ok: false, end: ENDS.teamIdTaken(item.agent, team.file, workflowId) };
+    let handle = await startTeamRun(run, workflowId, input);
+    // a run holds the id (the child of the run a reset started from, or one started there by hand): the next n
+    while (handle === undefined) {
+      child.workflowId = workflowId = next();
+      handle = await startTeamRun(run, workflowId, input);
+    }
     child.handle = handle;
     // a stop or a pause that came while the child was starting reaches it now
     if (state.stop) void handle.signal('stop', state.stop.reason !== undefined ? { reason: state.stop.reason } : {}).catch(() => undefined);
@@ -81,7 +85,7 @@ export async function teamCall(
 /**
  * Start a team's child run as `startRun` starts a run: its UI summary and details, its memo and,
  * where the parent has them, troupe's search attributes (so `troupe list --waiting` finds its
- * requests). Undefined when another run already holds `workflowId`.
+ * requests). Undefined when a run, running or closed, already holds `workflowId`.
  */
 async function startTeamRun(run: Run, workflowId: string, input: RunInput): Promise<ChildWorkflowHandle<Workflow> | undefined> {
   const thread = input.teamState?.threadId ?? workflowId;
@@ -90,6 +94,8 @@ async function startTeamRun(run: Run, workflowId: string, input: RunInput): Prom
       workflowId,
       args: [input],
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      // a closed run's id too: a reset run's team never joins the history of its base run's child
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       memo: { troupeStatus: RUNNING_STATUS, troupeGraph: input.graph.name, troupeWaiting: false, troupeThread: thread },
       staticSummary: staticSummary(input.graph, input.task),
       staticDetails: staticDetails(input.graph),

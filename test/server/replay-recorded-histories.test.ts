@@ -14,6 +14,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
 import { compileYaml, startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { startRun } from '../../src/client';
+import { rewindRun } from '../../src/rewind/rewind';
 import { replayHistory, testAddress } from '../helpers/temporal';
 import { TROUPE_RELEASE } from '../../src/core/state/release';
 
@@ -233,7 +234,53 @@ collaboration:
       return startRun(h.client, { role: graph, task: 'go on', continueFrom: first.workflowId, taskQueue: h.worker.taskQueue });
     },
   },
+  'rewound-pipeline': {
+    yaml: `
+name: replay-rewound
+agents:
+  drafter: { instructions: "Draft." }
+  editor: { instructions: "Edit." }
+  publisher: { instructions: "Publish." }
+collaboration:
+  topology: pipeline
+  agents: [drafter, editor, publisher]
+`,
+    script: () => undefined,
+    // the recorded run is a reset's: the first run rewound to after step 1 (docs/cli.md, "troupe rewind")
+    start: (h, graph) => rewound(h, graph, 1),
+  },
+  'rewound-nested-team': {
+    yaml: `
+name: replay-rewound-nested
+agents:
+  intro: { instructions: "Introduce." }
+  research: { description: Researches, team: ./team.yaml }
+  writer: { instructions: "Write." }
+collaboration:
+  topology: pipeline
+  agents: [intro, research, writer]
+`,
+    team: `
+name: replay-rewound-research
+agents:
+  searcher: { instructions: "Search." }
+collaboration:
+  topology: pipeline
+  agents: [searcher]
+`,
+    script: () => undefined,
+    // rewound to after the team's step: the reset run replays its child start, then runs the writer again
+    start: (h, graph) => rewound(h, graph, 2),
+  },
 };
+
+/** A handle on the new run of a finished run of `graph` rewound (a replay: Temporal's reset) to after step `step`. */
+async function rewound(h: Harness, graph: CompiledGraph, step: number): Promise<WorkflowHandle> {
+  const first = await h.start(graph);
+  await first.result();
+  const out = await rewindRun(h.client, first.workflowId, { toStep: step, yes: true });
+  return h.client.workflow.getHandle(first.workflowId, out.runId);
+}
 
 /** The scenario's graph: compiled from its YAML, or loaded from files when it has a team file. */
 function graphOf(name: string, h: Harness): string | CompiledGraph {

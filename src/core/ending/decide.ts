@@ -284,12 +284,6 @@ export const ENDS = {
     reason: 'team_failed',
     reasonText: RUN_END_TEXTS.teamFailed(agent, child.status, child.reasonText, child.workflowId),
   }),
-  /** A team agent's child run could not start: another run holds its workflow id (docs/teams.md, "Nested teams"). */
-  teamIdTaken: (agent: string, file: string, workflowId: string): RunEnd => ({
-    status: 'failed',
-    reason: 'team_failed',
-    reasonText: RUN_END_TEXTS.teamIdTaken(agent, file, workflowId),
-  }),
   callFailed: (agent: string, failure: CallFailure): RunEnd => {
     const { diagnostics } = failure;
     const rid = diagnostics.requestId ? ` (request id ${diagnostics.requestId})` : '';

@@ -25,9 +25,6 @@ export const RUN_END_TEXTS = {
     `activity_failed: agent ${agent} failed after 3 attempts: ${message}${requestId}`,
   teamFailed: (agent: string, status: string, reasonText: string, workflowId: string) =>
     `team_failed: team agent ${agent} ended ${status} (${reasonText}) in its child run ${workflowId}`,
-  teamIdTaken: (agent: string, file: string, workflowId: string) =>
-    `team_failed: team agent ${agent} (agents.${agent}.team: ${file}) could not start its child run: ` +
-    `workflow id ${workflowId} is already held by a run this run did not start; nothing of the team ran`,
   judgeFailed: (agent: string, err: unknown) =>
     `judge for ${agent} failed; converged counts as false for this result (${errorMessage(err)})`,
   unanswered: (ids: string[]) =>

@@ -13,9 +13,10 @@ import type { Trigger } from '../waves/types';
 
 /**
  * The workflow id of `agent`'s `n`-th team run (from 1) in the run `parentId`, started by its
- * execution `parentRunId`: `<parent id>/<parent run id>/<agent>-<n>`. The run id is Temporal's, known
- * to nobody before the parent starts, so no other run can hold the id first (docs/teams.md, "Nested
- * teams"); `n` is carried across continue-as-new, where the run id changes too.
+ * execution `parentRunId` (the run id on the execution's start event, which a reset keeps):
+ * `<parent id>/<parent run id>/<agent>-<n>`. The run id is Temporal's, known to nobody before the
+ * parent starts, so no other run can hold the id first (docs/teams.md, "Nested teams"); `n` is
+ * carried across continue-as-new, where the run id changes too.
  */
 export function childWorkflowId(parentId: string, parentRunId: string, agent: string, n: number): string {
   return `${parentId}/${parentRunId}/${agent}-${n}`;
