@@ -1,6 +1,6 @@
 /**
  * `troupe chat` in a real terminal (tmux), against the dev server, a worker and the HTTP stub
- * (docs/cli.md, "troupe chat"; SPEC §16.4):
+ * (docs/cli.md, "troupe chat"):
  *
  * - a swarm whose agent transfers to the user twice in one run: both questions are asked at the
  *   prompt and answered there; the second line typed continues the first run as `<thread>/2`, with
