@@ -10,11 +10,9 @@
  */
 import { ContinueRefusedError, checkContinuation, decideRequest, exportTeamState, followRun, sendSignal, startRun, type RunHandle } from '../client';
 import type { Client } from '@temporalio/client';
-import { formatIssue } from '../core/config/issues';
 import type { CompiledGraph } from '../core/graph/types';
 import type { PendingRequest } from '../core/humans/requests';
 import type { RunResult } from '../core/ending/result';
-import { loadRoleFile } from '../config-file';
 import { stringFlag, type ParsedArgs } from './args';
 import { CHAT_TEXTS, parseChatLine, parseDecision, requestLines, requestPrompt } from './chat-lines';
 import { ChatTerminal } from './chat-terminal';
@@ -23,8 +21,7 @@ import { defaultDecider } from './control';
 import { createFollowView, followMode } from './follow-view';
 import { err, out } from './io';
 import { INTERRUPTED_EXIT_CODE } from './live-texts';
-import { loadPlugins } from './plugins';
-import { printResult } from './run';
+import { loadRoleToRun, printResult } from './run';
 import { CLI_RUN_TEXTS } from './run-texts';
 import { CLI_TEXTS } from './texts';
 
@@ -194,17 +191,8 @@ class Chat {
 
 /** Run `troupe chat`. */
 export async function run(args: ParsedArgs): Promise<number> {
-  const file = args.positionals[0];
-  const pluginError = loadPlugins(stringFlag(args, 'plugins'));
-  if (pluginError) {
-    err(pluginError);
-    return 1;
-  }
-  const loaded = loadRoleFile(file);
-  for (const e of loaded.errors) err(formatIssue(e));
-  if (loaded.errors.length > 0 || !loaded.graph) return 1;
-  for (const w of loaded.warnings) err(CLI_TEXTS.warning(formatIssue(w)));
-  const graph = loaded.graph;
+  const graph = loadRoleToRun(args.positionals[0], args);
+  if (!graph) return 1;
   const conn = await connectOrExplain();
   if (!conn) return 1;
   try {

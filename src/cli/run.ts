@@ -9,6 +9,7 @@ import { ContinueRefusedError, followRun, parseStateFile, startRun, webUiLink, t
 import { readFileSync } from 'node:fs';
 import { formatIssue } from '../core/config/issues';
 import type { RunResult } from '../core/ending/result';
+import type { CompiledGraph } from '../core/graph/types';
 import { finalLine } from '../core/ending/final-line';
 import { printable } from '../core/text/printable';
 import { runIdIssue } from '../core/teams/team-run';
@@ -94,21 +95,30 @@ function readStateFile(file: string): { ok: true; doc: unknown } | { ok: false; 
   }
 }
 
+/**
+ * The role a command runs (`troupe run`, `troupe chat`): its `--plugins` loaded, then the file
+ * compiled; errors and warnings printed, located. Undefined when it cannot run.
+ */
+export function loadRoleToRun(file: string, args: ParsedArgs): CompiledGraph | undefined {
+  const pluginError = loadPlugins(stringFlag(args, 'plugins'));
+  if (pluginError) {
+    err(pluginError);
+    return undefined;
+  }
+  const loaded = loadRoleFile(file);
+  for (const e of loaded.errors) err(formatIssue(e));
+  if (loaded.errors.length > 0 || !loaded.graph) return undefined;
+  for (const w of loaded.warnings) err(CLI_TEXTS.warning(formatIssue(w)));
+  return loaded.graph;
+}
+
 /** Run the command. */
 export async function run(args: ParsedArgs): Promise<number> {
   const file = args.positionals[0];
   const json = booleanFlag(args, 'json');
   const say = json ? err : out;
-  const pluginError = loadPlugins(stringFlag(args, 'plugins'));
-  if (pluginError) {
-    err(pluginError);
-    return 1;
-  }
-  const loaded = loadRoleFile(file);
-  for (const e of loaded.errors) err(formatIssue(e));
-  if (loaded.errors.length > 0 || !loaded.graph) return 1;
-  for (const w of loaded.warnings) err(CLI_TEXTS.warning(formatIssue(w)));
-  const graph = loaded.graph;
+  const graph = loadRoleToRun(file, args);
+  if (!graph) return 1;
   const continueFrom = stringFlag(args, 'continue');
   const stateFile = stringFlag(args, 'state');
   if (continueFrom !== undefined && stateFile !== undefined) {
