@@ -14,7 +14,7 @@ import { TO_BE_SELECTED, type Trigger, type WaveItem } from '../waves/types';
 import { utf8ByteLength } from '../text/utf8';
 import { TROUPE_RELEASE } from './release';
 import { STATE_TEXTS } from './texts';
-import type { Continuation, TeamState } from './team-state';
+import type { Continuation, TeamState } from './team-types';
 
 /** A note added to an agent's next input (humans, goals, retries): the prompt builder's note. */
 type AgentNote = PromptNote;
