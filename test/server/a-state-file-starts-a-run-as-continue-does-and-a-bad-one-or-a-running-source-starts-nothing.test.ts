@@ -64,9 +64,12 @@ describe('a team state saved to a file and loaded, from the CLI', () => {
     return { id: handle.workflowId, state: r.teamState! };
   }
 
-  /** Nothing started from `thread`: no second run in it, and no model call. */
+  /**
+   * Nothing started from `thread`: no second run in it, and no model call of any run but the source
+   * (a running source's own hanging call may be attempted again meanwhile on a loaded machine).
+   */
   async function nothingStarted(thread: string, requestsBefore: number): Promise<void> {
-    expect(h.stub.requests.length).toBe(requestsBefore);
+    expect(h.stub.requests.slice(requestsBefore).filter((q) => q.workflowId !== thread)).toEqual([]);
     const err = await h.client.workflow.getHandle(`${thread}/2`).describe().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowNotFoundError);
     expect((await listRuns(h.client, { thread })).runs.map((r) => r.workflowId)).toEqual([thread]);

@@ -141,7 +141,7 @@ test('a review loop with a signal completes, and its stored history holds no tas
       execution: { workflowId: handle.workflowId },
     });
     const memo = described.workflowExecutionInfo?.memo;
-    expect(Object.keys(memo?.fields ?? {}).sort()).toEqual(['troupeGraph', 'troupeReason', 'troupeStatus', 'troupeWaiting']);
+    expect(Object.keys(memo?.fields ?? {}).sort()).toEqual(['troupeGraph', 'troupeReason', 'troupeStatus', 'troupeThread', 'troupeWaiting']);
     expect(encodingsOf(storedPayloads(memo))).toEqual({ [ENCRYPTED]: [ID_A] });
     // a client without the key is told which key it needs
     await expect(raw.client.workflow.getHandle(handle.workflowId).result()).rejects.toThrow();
