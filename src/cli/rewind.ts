@@ -7,6 +7,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { RewindRefusedError, rewindRun } from '../rewind/rewind';
+import { ContinueRefusedError } from '../client/team-state';
 import { REWIND_TEXTS } from '../rewind/plan';
 import { booleanFlag, stringFlag, type ParsedArgs } from './args';
 import { connectOrExplain } from './connect';
@@ -62,7 +63,8 @@ export async function run(args: ParsedArgs): Promise<number> {
     else out(REWIND_CLI_TEXTS.forked(id, outcome.workflowId, outcome.point.boundary));
     return 0;
   } catch (e) {
-    if (!(e instanceof RewindRefusedError)) throw e;
+    // a fork starts a run of the thread: a team state it cannot start from is refused as a continue is
+    if (!(e instanceof RewindRefusedError) && !(e instanceof ContinueRefusedError)) throw e;
     for (const p of e.problems) err(REWIND_CLI_TEXTS.refused(p));
     return 1;
   } finally {
