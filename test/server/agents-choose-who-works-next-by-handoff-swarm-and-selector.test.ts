@@ -143,7 +143,7 @@ describe('agents choose who works next', () => {
     expect(h.stub.requestsFor('alice')[1].prompt).toContain('invoice 42');
   });
 
-  test('the shared thread keeps each transfer where it happened: the specialist sees the handoff message, its question and the answer, in order', async () => {
+  test('the shared thread keeps each transfer where it happened: the specialist\'s turn opens on the handoff message, then sees it, its question and the answer in order, and the answer again as a note to act on', async () => {
     const TRIAGE = `
 name: support
 agents:
@@ -161,7 +161,9 @@ collaboration:
     expect((await troupe('answer', handle.workflowId, 'The invoice is INV-0342.')).code).toBe(0);
     expect(await handle.result()).toMatchObject({ status: 'completed', reason: 'text_mention' });
     const [first, second] = h.stub.requestsFor('billing').map((r) => r.prompt as string);
-    expect(first).toContain(`${PROMPT_TEXTS.threadEntry('triage', false)}${PROMPT_TEXTS.threadEvent.handoff('billing', true)}\nThe customer was charged twice this month.`);
+    // the transfer that gives billing its turn is the turn's note, not yet a thread entry
+    expect(first).toContain(`${PROMPT_TEXTS.noteHeading(PROMPT_TEXTS.noteLabels.handoff, 'triage')}\nThe customer was charged twice this month.`);
+    expect(first).not.toContain(PROMPT_TEXTS.threadHeading);
     const order = [
       `${PROMPT_TEXTS.threadEntry('triage', false)}${PROMPT_TEXTS.threadEvent.handoff('billing', true)}\nThe customer was charged twice this month.`,
       `${PROMPT_TEXTS.threadEntry('billing', true)}${PROMPT_TEXTS.threadEvent.question()}\nWhich invoice was charged twice?`,
@@ -169,9 +171,9 @@ collaboration:
     ].map((entry) => second.indexOf(entry));
     expect(order.every((at) => at >= 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
-    // each is said once: not again as a note beside the thread
-    expect(second.split('INV-0342').length - 1).toBe(1);
+    // the transfer is said once; the answer also closes the prompt, as a note that says to act on it
     expect(second.split('charged twice this month').length - 1).toBe(1);
+    expect(second.endsWith(`${PROMPT_TEXTS.noteHeading(PROMPT_TEXTS.noteLabels.human_answer, 'user')}\nThe invoice is INV-0342.\n\n${PROMPT_TEXTS.actOnAnswer}`)).toBe(true);
   });
 
   test('a swarm keeps the turn with its speaker until it transfers; max_turns bounds a ping-pong', async () => {

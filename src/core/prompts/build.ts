@@ -147,6 +147,11 @@ export const PROMPT_TEXTS = {
     question: (): string => ', asking the user',
     answer: (to: string, self: boolean): string => `, answering ${to}${self ? ' (you)' : ''}`,
   },
+  /**
+   * Closes the answer note when the thread's last entry answers this agent's question: with the
+   * answer only in the thread, a small model asked the same question again (docs/teams.md, "Handoffs").
+   */
+  actOnAnswer: 'The user answered your question above. Act on this answer now and give your final reply; do not ask again.',
   notesHeading: '## Notes for this turn',
   noteLabels: {
     user_message: 'Message from the user',
@@ -255,12 +260,14 @@ function userSections(input: AgentPromptInput): string[] {
   if (input.summary !== undefined && input.summary !== '') {
     sections.push(`${PROMPT_TEXTS.summaryHeading}\n${input.summary}`);
   }
+  let notes = input.notes;
   if (input.graph.context === 'thread') {
-    const thread = input.thread.slice(-THREAD_ENTRIES_KEPT);
+    const turn = turnStart(input.thread.slice(-THREAD_ENTRIES_KEPT), input.agent);
+    notes = [...turn.notes, ...notes];
     sections.push(
       section(
         PROMPT_TEXTS.threadHeading,
-        thread.map((e) => `${threadHeading(e, input.agent)}\n${e.text}`),
+        turn.thread.map((e) => `${threadHeading(e, input.agent)}\n${e.text}`),
       ),
     );
   } else {
@@ -278,8 +285,23 @@ function userSections(input: AgentPromptInput): string[] {
       ),
     );
   }
-  sections.push(notesSection(input.notes));
+  sections.push(notesSection(notes));
   return sections.filter((s) => s !== '');
+}
+
+/**
+ * The thread as `agent` reads it, and the notes of what gave it this turn when the thread's last
+ * entry is addressed to it (docs/teams.md, "Handoffs"): a transfer to it is this turn's `handoff`
+ * note and leaves the thread (a small model that read the transfer as a thread entry made it again,
+ * to itself: transfer_to_<its own name>); an answer to its question stays after the question and is
+ * also an `human_answer` note that says to act on it (with the answer only in the thread, it asked again).
+ */
+function turnStart(thread: ThreadEntry[], agent: string): { thread: ThreadEntry[]; notes: PromptNote[] } {
+  const last = thread[thread.length - 1];
+  if (last?.to !== agent) return { thread, notes: [] };
+  if (last.kind === 'handoff') return { thread: thread.slice(0, -1), notes: [{ kind: 'handoff', text: last.text, from: last.agent }] };
+  if (last.kind === 'answer') return { thread, notes: [{ kind: 'human_answer', text: `${last.text}\n\n${PROMPT_TEXTS.actOnAnswer}`, from: last.agent }] };
+  return { thread, notes: [] };
 }
 
 /** A thread entry's `###` heading as `agent` reads it: who wrote it, and what happened. */

@@ -253,8 +253,49 @@ describe('buildAgentMessages layout', () => {
         '',
         '### user, answering billing (you)',
         'INV-0342.',
+        '',
+        '## Notes for this turn',
+        '',
+        '### Answer from a human (from user)',
+        'INV-0342.',
+        '',
+        PROMPT_TEXTS.actOnAnswer,
       ),
     );
+  });
+
+  test('a transfer that gives this agent its turn is the turn\'s note, not a thread entry; the others read it in the thread', () => {
+    const graph = graphOf({
+      name: 'support',
+      topology: 'round-robin',
+      instructions: { triage: 'Route.', billing: 'You handle billing.', tech: 'You fix errors.' },
+      edges: topologyEdges('round-robin', ['triage', 'billing', 'tech']),
+      context: 'thread',
+    });
+    const thread = [
+      { agent: 'triage', text: 'Route this.' },
+      { agent: 'triage', text: 'A double charge: billing, please.', kind: 'handoff' as const, to: 'billing' },
+    ];
+    const forBilling = buildAgentMessages(promptInput(graph, 'billing', { task: 'I was charged twice.', thread }));
+    expect(forBilling[1].content).toBe(
+      lines(
+        '## Task',
+        'I was charged twice.',
+        '',
+        '## Shared thread (oldest first)',
+        '',
+        '### triage',
+        'Route this.',
+        '',
+        '## Notes for this turn',
+        '',
+        '### Handed off to you, with this message (from triage)',
+        'A double charge: billing, please.',
+      ),
+    );
+    const forTech = buildAgentMessages(promptInput(graph, 'tech', { task: 'I was charged twice.', thread }));
+    expect(forTech[1].content).toContain('### triage, handing off to billing\nA double charge: billing, please.');
+    expect(forTech[1].content).not.toContain(PROMPT_TEXTS.notesHeading);
   });
 
   test('a dispatch with a summary and notes labels every note kind in the given order, after the history', () => {
