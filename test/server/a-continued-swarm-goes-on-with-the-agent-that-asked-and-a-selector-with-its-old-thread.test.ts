@@ -80,8 +80,9 @@ describe('a continued team with model-chosen routes', () => {
     ].map((entry) => prompt.indexOf(entry));
     expect(order.every((at) => at >= 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
-    // the answer is said once
-    expect(prompt.split('INV-0342').length - 1).toBe(1);
+    // the answer is in the thread after the question, and it closes the prompt as the note that says to act on it (docs/teams.md, "Handoffs")
+    expect(prompt.split('INV-0342').length - 1).toBe(2);
+    expect(prompt.trimEnd().endsWith(PROMPT_TEXTS.actOnAnswer)).toBe(true);
     expect(r2.teamState!.thread.at(-2)).toEqual({ agent: 'user', kind: 'answer', to: 'billing', text: 'The invoice is INV-0342.' });
   });
 
