@@ -4,7 +4,7 @@
  * check a continuation needs, all made before anything starts and reported together; and the id of a
  * thread's next run. The workflow checks the team state again when it starts (it is untrusted input).
  */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
 import { WORKFLOW_TYPE, type TroupeRun } from '../contract';
 import type { RunResult } from '../core/ending/result';
 import type { CompiledGraph } from '../core/graph/types';
@@ -54,14 +54,9 @@ export interface SourceState {
  */
 export async function exportTeamState(client: Client, id: string): Promise<SourceState> {
   const handle = client.workflow.getHandle<TroupeRun>(id);
-  let description;
-  try {
-    description = await handle.describe();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new ContinueRefusedError([CONTINUE_TEXTS.notFound(id)]);
-    throw err;
-  }
-  if (description.type !== WORKFLOW_TYPE) throw new ContinueRefusedError([CONTINUE_TEXTS.notTroupe(id, description.type)]);
+  const described = await describeTroupeRun(client, id);
+  if (!described.ok) throw new ContinueRefusedError([described.problem]);
+  const { description } = described;
   const status = description.status.name;
   if (status === 'RUNNING') throw new ContinueRefusedError([CONTINUE_TEXTS.running(id)]);
   if (status !== 'COMPLETED') throw new ContinueRefusedError([CONTINUE_TEXTS.noResult(id, status.toLowerCase())]);
@@ -72,6 +67,17 @@ export async function exportTeamState(client: Client, id: string): Promise<Sourc
   }
   const unanswered = (result.unanswered ?? []).map((r) => r.id);
   return { state: result.teamState, warnings: unanswered.length > 0 ? [CONTINUE_TEXTS.dropped(unanswered)] : [] };
+}
+
+/** The description of troupe run `id`; or why there is none: no such run, or a workflow that is not a troupe run. */
+export async function describeTroupeRun(client: Client, id: string): Promise<{ ok: true; description: WorkflowExecutionDescription } | { ok: false; problem: string }> {
+  try {
+    const description = await client.workflow.getHandle(id).describe();
+    return description.type === WORKFLOW_TYPE ? { ok: true, description } : { ok: false, problem: CONTINUE_TEXTS.notTroupe(id, description.type) };
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return { ok: false, problem: CONTINUE_TEXTS.notFound(id) };
+    throw err;
+  }
 }
 
 /**

@@ -15,8 +15,8 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { startRun } from '../client/runs';
+import { describeTroupeRun } from '../client/team-state';
 import { troupeDataConverter } from '../codec/data-converter';
-import { WORKFLOW_TYPE, type TroupeRun } from '../contract';
 import { didYouMean } from '../core/config/did-you-mean';
 import type { CompiledGraph } from '../core/graph/types';
 import type { TeamState } from '../core/state/team-state';
@@ -40,8 +40,6 @@ export class RewindRefusedError extends Error {
  * @internal exported for tests
  */
 export const REWIND_RUN_TEXTS = {
-  notFound: (id: string) => `no run ${id}`,
-  notTroupe: (id: string, type: string) => `${id} is a ${type} workflow, not a troupe run`,
   running: (id: string) => `${id} is still running: a rewind resets it (its running child teams are cancelled); confirm, or pass --yes`,
   selectorNext: () => `the next speaker is the selector's choice: name the agent the message is for with --to`,
   unknownAgent: (agent: string, agents: string[]) => `--to: the run has no agent "${agent}"${didYouMean(agent, agents)}`,
@@ -75,15 +73,9 @@ export type RewindOutcome =
 
 /** Rewind run `id` to after step `toStep`: a replay (Temporal reset) or, with `message`, a fork. */
 export async function rewindRun(client: Client, id: string, opts: RewindOptions): Promise<RewindOutcome> {
-  const handle = client.workflow.getHandle<TroupeRun>(id);
-  let description;
-  try {
-    description = await handle.describe();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new RewindRefusedError([REWIND_RUN_TEXTS.notFound(id)]);
-    throw err;
-  }
-  if (description.type !== WORKFLOW_TYPE) throw new RewindRefusedError([REWIND_RUN_TEXTS.notTroupe(id, description.type)]);
+  const described = await describeTroupeRun(client, id);
+  if (!described.ok) throw new RewindRefusedError([described.problem]);
+  const { description } = described;
   const runId = description.runId;
   const history = await client.workflow.getHandle(id, runId).fetchHistory();
   const dataConverter = troupeDataConverter();
