@@ -1,12 +1,12 @@
 /**
  * Where a rewind goes back to (docs/cli.md, "troupe rewind"), from what the probe reported of
- * a run (`probe-interceptor.ts`): the boundary after which the steps run again, the workflow task a
+ * a run (`replay-interceptor.ts`): the boundary after which the steps run again, the workflow task a
  * replay resets to, and the tool calls with side effects among the steps that would run again. Steps
  * are numbered from 1 in the order they were recorded; the steps recorded together are one wave, and
  * a step inside a wave of several stands for its wave: the boundary is the wave's start. Pure.
  */
 import { temporal } from '@temporalio/proto';
-import type { ProbeReport, ProbeStep } from './probe-interceptor';
+import type { ProbeReport, ProbeStep } from './replay-interceptor';
 
 /** A worker tool call that ran in a step after the boundary: it would run again, or not be undone. */
 export interface SideEffect {

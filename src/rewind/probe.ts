@@ -1,7 +1,7 @@
 /**
  * The rewind probe (docs/cli.md, "troupe rewind"): a run's recorded history replayed by the
  * round machine itself — Temporal's replayer (`Worker.runReplayHistory`) running troupe's workflow
- * bundle with the probe's interceptor (`probe-interceptor.ts`) — to learn what was recorded: each
+ * bundle with the probe's interceptor (`replay-interceptor.ts`) — to learn what was recorded: each
  * step with its wave and tool calls, the workflow task that followed each wave's results (a reset
  * point), the run's start input and, when asked, the team state after a boundary. Nothing is read
  * from a worker's memory. Node only: loads the worker and the workflow bundle, so the library's
@@ -14,7 +14,7 @@ import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@t
 import type { RunInput } from '../contract';
 import type { TeamState } from '../core/state/team-state';
 import { workflowBundleOptions, workflowEntry } from '../worker';
-import { PROBE_HEADER, type ProbeReport, type RewindSinks } from './probe-interceptor';
+import { PROBE_HEADER, type ProbeReport, type RewindSinks } from './replay-interceptor';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -33,7 +33,7 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 function probeBundle(dataConverter: DataConverter): Promise<WorkflowBundleWithSourceMap> {
   bundle ??= bundleWorkflowCode({
     ...workflowBundleOptions(workflowEntry(), dataConverter, false),
-    workflowInterceptorModules: [require.resolve('./probe-interceptor')],
+    workflowInterceptorModules: [require.resolve('./replay-interceptor')],
   });
   return bundle;
 }

@@ -3,7 +3,7 @@
  * loop calls after each command the round machine gives, with what happened and what comes next.
  *
  * Workflow code names only this seam. The hook is installed by the rewind probe's workflow
- * interceptor (`src/rewind/probe-interceptor.ts`), which is bundled only into the replay worker that
+ * interceptor (`src/rewind/replay-interceptor.ts`), which is bundled only into the replay worker that
  * `troupe rewind` runs over a recorded history; a worker's own bundle has none, so a run pays one
  * `undefined` check per command. The hook may read the run; it changes nothing, schedules nothing and
  * awaits nothing, so the commands of a replay are those of the run.

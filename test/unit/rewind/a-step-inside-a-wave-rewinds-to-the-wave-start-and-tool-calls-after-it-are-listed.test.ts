@@ -4,7 +4,7 @@
  * after the boundary's results, and the worker tool calls after it listed as side effects.
  */
 import { REWIND_TEXTS, rewindPoint, sideEffects } from '../../../src/rewind/plan';
-import type { ProbeReport, ProbeStep } from '../../../src/rewind/probe-interceptor';
+import type { ProbeReport, ProbeStep } from '../../../src/rewind/replay-interceptor';
 
 const s = (step: number, agent: string, wave: number, tools: ProbeStep['tools'] = []): ProbeStep => ({ step, agent, round: 1, wave, kind: 'agent', tools });
 

@@ -63,8 +63,9 @@ const { rewindProbe } = proxySinks<RewindSinks>();
 /**
  * The run state as it stood before the machine began the wave of `command` (its frontier still the
  * wave, the last wave the one before): what `teamStateOf` reads at a run's end.
+ * @internal exported for tests
  */
-function beforeWave(state: RunState, command: Command, lastWave: string[]): RunState {
+export function beforeWave(state: RunState, command: Command, lastWave: string[]): RunState {
   if (command.kind !== 'dispatch') return state;
   return { ...state, frontier: command.items, deferred: state.frontier, round: { ...state.round, lastWave } };
 }
