@@ -19,5 +19,7 @@ module.exports = {
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
     },
     { ...common, displayName: 'package', testMatch: ['<rootDir>/test/package/**/*.test.ts'] },
+    // `npm run test:cluster`: the deployment of docker-compose.yml as local processes (test/cluster/cluster.ts)
+    { ...common, displayName: 'cluster', testMatch: ['<rootDir>/test/cluster/**/*.test.ts'] },
   ],
 };

@@ -20,15 +20,17 @@ const BIN = path.resolve(__dirname, '..', '..', 'bin', 'troupe.js');
 
 /**
  * Start `troupe worker` and wait until it polls its task queue. Its environment is `base` (default:
- * this process's) with `env` over it.
+ * this process's) with `env` over it; `bin` is the `troupe` entry point (default: this clone's
+ * bin/troupe.js; another release's for an upgrade).
  */
 export async function startWorkerProcess(
   env: Record<string, string>,
   timeoutMs = 60_000,
   args: string[] = [],
   base: NodeJS.ProcessEnv = process.env,
+  bin: string = BIN,
 ): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [BIN, 'worker', ...args], {
+  const child = spawn(process.execPath, [bin, 'worker', ...args], {
     env: { ...base, ...env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
