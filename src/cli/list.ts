@@ -11,7 +11,7 @@ import { connectOrExplain } from './connect';
 import { err, out, outJson } from './io';
 
 /** Texts of `troupe list`, so tests pin them. */
-const CLI_LIST_TEXTS = {
+export const CLI_LIST_TEXTS = {
   badStatus: (s: string) => `--status must be ${RUNNING_STATUS} or one of ${RUN_STATUSES.join(', ')} (got "${s}")`,
   badLimit: (s: string) => `--limit must be a whole number from 1 to 1000 (got "${s}")`,
   none: 'no runs match',
