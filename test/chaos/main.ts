@@ -29,8 +29,7 @@ async function main(): Promise<number> {
   const seed = i > 0 ? Number(process.argv[i + 1]) : Date.now() % 100_000;
   const report = await runChaos({
     runs: FULL,
-    workerKills: 5,
-    serverRestarts: 1,
+    faults: { worker_kill: 5, server_restart: 1 },
     latencyMs: [200, 3000],
     seed,
     log: (line) => process.stderr.write(`[chaos] ${line}\n`),
