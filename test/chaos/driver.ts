@@ -92,6 +92,7 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
   const roles = rolesOf(dir);
   const counts = Object.fromEntries(FAULT_KINDS.map((k) => [k, plan.faults[k] ?? 0])) as Record<FaultKind, number>;
   const crewSize = plan.workers ?? 1;
+  if (crewSize < 1) throw new Error(`the chaos phase needs a worker to start with, not ${crewSize}`);
   if (counts.database_restart > 0 && !plan.target?.restartDatabase) throw new Error('the plan restarts the database, and its target cannot');
   let own: DevServerTarget | undefined;
   if (!plan.target) {

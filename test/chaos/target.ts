@@ -27,7 +27,11 @@ export const DEFAULT_FAULT_LABELS: Record<FaultKind, string> = {
   worker_added: 'worker added (kept to the end)',
 };
 
-/** A Temporal service the chaos run can drive and break. */
+/**
+ * A Temporal service the chaos run can drive and break. Its workers run on the driver's machine:
+ * they read the driver's tools file, file receipts in its temporary folder and call its stub model
+ * on 127.0.0.1.
+ */
 export interface ChaosTarget {
   /** The Temporal frontend (`host:port`); the same across restarts. */
   address: string;
