@@ -53,3 +53,9 @@ export async function retrying<T>(fn: () => Promise<T>, { signal, timeoutMs = In
 export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
   await delay(ms, undefined, { signal }).catch(() => undefined);
 }
+
+/** Per-run deadlines of the chaos run's two phases, in ms, each counted from its phase's start. */
+export interface Deadlines {
+  baseline: number;
+  chaos: number;
+}

@@ -1,16 +1,17 @@
 /**
- * The chaos run (RELIABILITY.md): many troupe runs in flight while their worker is SIGKILLed and
- * restarted several times and the Temporal server itself is killed and restarted once, against a
- * stub model whose replies take a random 0.2–3 s. Every run must end exactly as an undisturbed run of
- * the same script; the stub must never see a request for a model call whose activity had completed;
- * no tool side effect may happen twice.
+ * The chaos run (RELIABILITY.md): many troupe runs in flight while their workers are SIGKILLed and
+ * replaced, workers are added, and the Temporal server (and, on a target that has one to restart, its
+ * database) is killed and restarted, against a stub model whose replies take a random 0.2–3 s. Every
+ * run must end exactly as an undisturbed run of the same script; the stub must never see a request
+ * for a model call whose activity had completed; no tool side effect may happen twice.
  *
  * Every run has a deadline in each phase; one that does not end by it is reported as "did not end",
  * with its status and the tail of its history, instead of being waited for forever.
  *
  * Used by `npm run chaos` (test/chaos/main.ts, the full run) and by a shortened version in `npm test`
- * (test/server/chaos-...test.ts). Everything is real: a dev server persisted to a SQLite file,
- * `troupe worker` processes with a tools file, the HTTP stub, the library's own client.
+ * (test/server/chaos-...test.ts), both on the driver's own target: a dev server persisted to a
+ * SQLite file. A plan may name another target (test/chaos/target.ts), such as a cluster. Everything
+ * is real: `troupe worker` processes with a tools file, the HTTP stub, the library's own client.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -18,37 +19,37 @@ import * as path from 'node:path';
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import { approve, startRun, type RunHandle } from '../../src/client';
 import type { RunResult, RunStatusView } from '../../src/core/ending/result';
-import { FAST_LOCAL_DYNAMIC_CONFIG, freePort, startDevServer, type DevServer } from '../../src/dev/temporal-server';
 import { statusQuery } from '../../src/contract';
 import type { troupeRun } from '../../src/workflows/run';
-import { compileYaml } from '../helpers/compile';
-import { startStubLlm, type StubStep } from '../helpers/stub-llm';
-import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
-import { pause, retrying, withinDeadline } from './deadline';
-import { diagnose, stuckMarkdown, type StuckRun } from './stuck';
+import { startStubLlm } from '../helpers/stub-llm';
+import { pause, retrying, withinDeadline, type Deadlines } from './deadline';
+import type { ChaosReport, FaultRecord, Outcome, RunComparison } from './report';
+import { APPROVED_KINDS, replyOf, rolesOf, type ScenarioKind } from './scenarios';
+import { diagnose, type StuckRun } from './stuck';
+import { DEFAULT_FAULT_LABELS, FAULT_KINDS, startDevServerTarget, type ChaosTarget, type DevServerTarget, type FaultKind, type WorkerProcess } from './target';
 
-/** The kinds of run the chaos mixes. */
-export type ScenarioKind = 'review' | 'star' | 'goal' | 'approval' | 'tools';
+export type { Deadlines } from './deadline';
+export { reportMarkdown, type ChaosReport, type FaultRecord, type Outcome, type PlanSummary, type RunComparison } from './report';
+export { EFFECTS_OF, SCENARIO_KINDS, type ScenarioKind } from './scenarios';
+export { DEFAULT_FAULT_LABELS, FAULT_KINDS, startDevServerTarget, type ChaosTarget, type DevServerTarget, type FaultKind, type WorkerProcess } from './target';
 
-/** What to run and what to break. */
+/** What to run, where, and what to break. */
 export interface ChaosPlan {
   /** The runs, by kind (run i is `runs[i]`). */
   runs: ScenarioKind[];
-  workerKills: number;
-  serverRestarts: number;
+  /** How many faults of each kind the chaos phase injects (a kind left out: none). */
+  faults: Partial<Record<FaultKind, number>>;
+  /** Workers on the chaos phase's queue at its start (default 1); the undisturbed phase has one on its own queue. */
+  workers?: number;
   /** Each model reply takes a random time in this range (ms). */
   latencyMs: [number, number];
-  /** Seeds the moments of the faults. */
+  /** Seeds the moments of the faults and the workers they kill. */
   seed: number;
   /** How long each run of a phase may take, counted from the phase's start (default `DEADLINES_MS`). */
   deadlineMs?: Deadlines;
+  /** Where to run (default: a dev server persisted to a SQLite file, which the driver starts and stops). */
+  target?: ChaosTarget;
   log?: (line: string) => void;
-}
-
-/** Per-run deadlines of the two phases, in ms. */
-export interface Deadlines {
-  baseline: number;
-  chaos: number;
 }
 
 /**
@@ -57,65 +58,6 @@ export interface Deadlines {
  * really stuck meets them.
  */
 export const DEADLINES_MS: Deadlines = { baseline: 180_000, chaos: 300_000 };
-
-/** One fault as it happened. */
-export interface FaultRecord {
-  kind: 'worker_kill' | 'server_restart';
-  /** ms after the chaos phase started. */
-  atMs: number;
-  /** Model requests the fault cut off (the killed worker's open calls, or every open call for the server). */
-  requestsCut: number;
-  /** ms until the worker (or server) was back. */
-  downMs: number;
-}
-
-/** One run's outcome in both phases (absent from a phase in which it did not end by its deadline). */
-export interface RunComparison {
-  index: number;
-  kind: ScenarioKind;
-  baseline?: Outcome;
-  chaos?: Outcome;
-  same: boolean;
-}
-
-/** The parts of a RunResult that must not change under faults. */
-export interface Outcome {
-  status: string;
-  reason: string;
-  finalText: string;
-  steps: number;
-  agentCalls: number;
-  toolCalls: number;
-}
-
-/** What the chaos run found. */
-export interface ChaosReport {
-  plan: Omit<ChaosPlan, 'log' | 'deadlineMs'> & { deadlineMs: Deadlines };
-  faults: FaultRecord[];
-  runs: RunComparison[];
-  /** Runs whose outcome differed from the undisturbed run, or that did not end in a phase. */
-  different: number;
-  /** Runs that did not end by their deadline, in either phase, with what they were waiting for. */
-  didNotEnd: StuckRun[];
-  /** Agent results recorded fewer times than undisturbed (steps lost). */
-  stepsLost: number;
-  /** Agent results recorded more times than undisturbed (steps repeated). */
-  stepsRepeated: number;
-  /** Model requests for a call whose activity had already completed: must be 0. */
-  requestsAfterCompletion: number;
-  /** Model calls interrupted by a fault and sent again (a new attempt of an activity that had not completed). */
-  callsRetried: number;
-  /** Model calls lost with their worker on every attempt and dispatched again as a new activity. */
-  callsRedispatched: number;
-  /** Tool side effects that happened twice: must be 0. */
-  duplicateEffects: number;
-  /** Tool attempts beyond the first (interrupted calls tried again with the same idempotency key). */
-  toolAttemptsRetried: number;
-  /** Tool side effects in each phase (equal when none was lost or repeated). */
-  effects: { baseline: number; chaos: number };
-  baselineMs: number;
-  chaosMs: number;
-}
 
 /** A small seeded random generator (mulberry32), so a plan's faults fall at reproducible moments. */
 function random(seed: number): () => number {
@@ -127,94 +69,6 @@ function random(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** The role of each kind; `dir` is where the tool of the `tools` kind files its receipts. */
-function configOf(kind: ScenarioKind): string {
-  switch (kind) {
-    case 'review':
-      return `
-name: chaos-review
-agents:
-  writer: { instructions: "Write." }
-  critic: { instructions: "Review. End with score: N." }
-collaboration:
-  topology: review-loop
-  agents: [writer, critic]
-  max_iterations: 6
-  termination:
-    any_of:
-      - result_matches: { agent: critic, score_gte: 85 }
-`;
-    case 'star':
-      return `
-name: chaos-star
-agents:
-  security: { instructions: "Review security." }
-  performance: { instructions: "Review performance." }
-  style: { instructions: "Review style." }
-  docs: { instructions: "Review docs." }
-collaboration:
-  topology: star
-  agents: [security, performance, style, docs]
-`;
-    case 'goal':
-      return `
-name: chaos-goal
-agents:
-  worker: { instructions: "Work toward the goal.", tools: [goal] }
-collaboration:
-  topology: pipeline
-  agents: [worker]
-goal:
-  objective: "ship the report"
-  max_turns: 4
-`;
-    case 'approval':
-      return `
-name: chaos-approval
-agents:
-  writer: { instructions: "Write." }
-  editor: { instructions: "Edit." }
-collaboration:
-  topology: pipeline
-  agents: [writer, editor]
-approval:
-  before_exit: true
-`;
-    case 'tools':
-      return `
-name: chaos-tools
-agents:
-  clerk: { instructions: "File the receipts.", tools: [file_receipt] }
-collaboration:
-  topology: pipeline
-  agents: [clerk]
-`;
-  }
-}
-
-/**
- * The model's reply to the `ordinal`-th call of `agent` in a run of `kind` (retries of one call share
- * its ordinal), `index` being the request's place within its attempt (built-in tool rounds).
- */
-function replyOf(kind: ScenarioKind, agent: string, ordinal: number, index: number, receipts: string): StubStep {
-  switch (kind) {
-    case 'review':
-      return agent === 'critic' ? { text: `Tighten the intro.\nscore: ${60 + 10 * ordinal}` } : { text: `draft ${ordinal + 1} of the essay` };
-    case 'star':
-      return { text: `${agent} review: two findings` };
-    case 'goal':
-      if (ordinal === 0) return { text: 'step 1: outline written' };
-      return index === 0
-        ? { toolCalls: [{ name: 'goal', arguments: { action: 'update_status', status: 'completed', evidence: 'report shipped' } }] }
-        : { text: 'report shipped' };
-    case 'approval':
-      return { text: `${agent} text, version 1` };
-    case 'tools':
-      if (ordinal < 2) return { toolCalls: [{ name: 'file_receipt', arguments: { dir: receipts, amount: 10 * (ordinal + 1) } }] };
-      return { text: 'filed two receipts' };
-  }
 }
 
 /** The tools file of every worker: the receipt tool. */
@@ -235,24 +89,33 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
   const rand = random(plan.seed);
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-chaos-')));
   const toolsFile = writeToolsFile(dir);
-  const port = await freePort();
-  const dbFile = path.join(dir, 'temporal.db');
-  const serverOptions = { port, dbFile, headless: true, dynamicConfig: { ...FAST_LOCAL_DYNAMIC_CONFIG } };
-  let server: DevServer = await startDevServer(serverOptions);
-  log(`dev server ${server.address}, persisted to ${dbFile}`);
+  const roles = rolesOf(dir);
+  const counts = Object.fromEntries(FAULT_KINDS.map((k) => [k, plan.faults[k] ?? 0])) as Record<FaultKind, number>;
+  const crewSize = plan.workers ?? 1;
+  if (crewSize < 1) throw new Error(`the chaos phase needs a worker to start with, not ${crewSize}`);
+  if (counts.database_restart > 0 && !plan.target?.restartDatabase) throw new Error('the plan restarts the database, and its target cannot');
+  let own: DevServerTarget | undefined;
+  if (!plan.target) {
+    own = await startDevServerTarget(path.join(dir, 'temporal.db'));
+    log(`dev server ${own.address}, persisted to ${own.dbFile}`);
+  }
+  const target = plan.target ?? own!;
+  const labels = { ...DEFAULT_FAULT_LABELS, ...target.faultLabels };
   const stub = await startStubLlm();
   const workers: WorkerProcess[] = [];
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection });
+  const connection = await Connection.connect({ address: target.address });
+  const client = new Client({ connection, namespace: target.namespace });
 
+  // by the run's own id; a team's child run (`<run id>/<run id of the run>/<agent>-<n>`) is its run's
   const scenarios = new Map<string, { kind: ScenarioKind; receipts: string }>();
+  const topOf = (workflowId: string) => workflowId.split('/')[0];
   // Like a real model, the stub answers the conversation it is sent: the n-th distinct conversation an
   // agent opens in a run gets the n-th reply of its script, however often it is sent (the retries of
   // an interrupted call, or the call dispatched again after its worker was lost every time).
   const ordinals = new Map<string, number>();
   const conversationOf = new Map<number, string>();
   stub.respond((req) => {
-    const scenario = req.workflowId ? scenarios.get(req.workflowId) : undefined;
+    const scenario = req.workflowId ? scenarios.get(topOf(req.workflowId)) : undefined;
     if (!scenario || !req.callId) return undefined;
     const earlier = stub.requests.filter((r) => r.callId === req.callId && r.attempt === req.attempt && r.n < req.n);
     const index = earlier.length;
@@ -271,9 +134,9 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
   });
 
   const spawnWorker = async (queue: string) => {
-    const w = await startWorkerProcess(
-      { TEMPORAL_ADDRESS: server.address, TROUPE_TASK_QUEUE: queue, OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: 'chaos-key', TROUPE_SHUTDOWN_GRACE_MS: '1000' },
-      120_000,
+    const w = await target.startWorker(
+      queue,
+      { TROUPE_TASK_QUEUE: queue, OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: 'chaos-key', TROUPE_SHUTDOWN_GRACE_MS: '1000' },
       ['--tools', toolsFile],
     );
     workers.push(w);
@@ -281,7 +144,7 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
   };
 
   /**
-   * Start every run of the plan on `queue`, approve the approval runs, and wait for each until the
+   * Start every run of the plan on `queue`, approve the runs that wait for it, and wait for each until the
    * phase's deadline (counted from `startedAt`); a run still going then is diagnosed and left.
    */
   const phase = (name: 'baseline' | 'chaos', queue: string, startedAt: number): Promise<Ending[]> =>
@@ -299,13 +162,13 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
           const within = <T>(fn: () => Promise<T>) => client.withDeadline(deadlineAt, fn);
           const call = <T>(fn: () => Promise<T>) => retrying(() => within(fn), { signal });
           const handle = await call(() =>
-            startRun(client, { role: compileYaml(configOf(kind)), task: `chaos ${kind} run ${i}`, workflowId, taskQueue: queue }).catch((err: unknown) => {
+            startRun(client, { role: roles[kind], task: `chaos ${kind} run ${i}`, workflowId, taskQueue: queue }).catch((err: unknown) => {
               // a start that reached the server before a restart cut its answer
               if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle<typeof troupeRun>(workflowId);
               throw err;
             }),
           );
-          if (kind === 'approval') await approveWhenAsked(handle, within, signal);
+          if (APPROVED_KINDS.has(kind)) await approveWhenAsked(handle, within, signal);
           return call(() => handle.result());
         });
         if (ending.kind === 'ended') return { kind: 'ended', workflowId, result: ending.value };
@@ -326,15 +189,12 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
 
     // 2. the same runs under faults
     const queue = `chaos-${plan.seed}`;
-    let worker = await spawnWorker(queue);
+    const crew = await Promise.all(Array.from({ length: crewSize }, () => spawnWorker(queue)));
     const t1 = Date.now();
     const running = phase('chaos', queue, t1);
     const faults: FaultRecord[] = [];
     // the faults in a seeded order, each after a seeded pause and while some model call is in flight
-    const schedule: Array<FaultRecord['kind']> = [
-      ...Array<FaultRecord['kind']>(plan.workerKills).fill('worker_kill'),
-      ...Array<FaultRecord['kind']>(plan.serverRestarts).fill('server_restart'),
-    ]
+    const schedule: FaultKind[] = FAULT_KINDS.flatMap((kind) => Array<FaultKind>(counts[kind]).fill(kind))
       .map((kind) => ({ kind, order: rand() }))
       .sort((a, b) => a.order - b.order)
       .map((f) => f.kind);
@@ -349,22 +209,36 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
       for (let waited = 0; inFlight().length === 0 && !finished && waited < 15_000; waited += 50) await pause(50);
       if (finished) log(`warning: the runs finished before the ${kind}`);
       const down = Date.now();
-      const open = inFlight().length;
-      if (kind === 'worker_kill') {
-        await worker.kill();
-        await pause(300 + rand() * 1200);
-        worker = await spawnWorker(queue);
-      } else {
-        await killServer(server);
-        server = await startDevServer(serverOptions);
+      const open = inFlight();
+      let requestsCut = 0;
+      switch (kind) {
+        case 'worker_kill': {
+          // one worker of several, chosen by the seeded random (no draw for a lone worker)
+          const [victim] = crew.splice(crew.length > 1 ? Math.floor(rand() * crew.length) : 0, 1);
+          await victim.kill();
+          await pause(300 + rand() * 1200);
+          // its open calls: all of them for a lone worker; of several, those its death cut off
+          requestsCut = crew.length === 0 ? open.length : open.filter((r) => r.aborted && (r.abortedAt ?? 0) >= down).length;
+          crew.push(await spawnWorker(queue));
+          break;
+        }
+        case 'server_restart':
+          await target.restartServer();
+          break;
+        case 'database_restart':
+          await target.restartDatabase!();
+          break;
+        case 'worker_added':
+          crew.push(await spawnWorker(queue));
+          break;
       }
-      const record = { kind, atMs: down - t1, requestsCut: kind === 'worker_kill' ? open : 0, downMs: Date.now() - down };
+      const record: FaultRecord = { kind, label: labels[kind], atMs: down - t1, requestsCut, downMs: Date.now() - down };
       faults.push(record);
-      log(`${kind} at ${(record.atMs / 1000).toFixed(1)} s with ${open} model requests open; back after ${(record.downMs / 1000).toFixed(1)} s`);
+      log(`${kind} at ${(record.atMs / 1000).toFixed(1)} s with ${open.length} model requests open; back after ${(record.downMs / 1000).toFixed(1)} s`);
     }
     const chaos = await running;
     const chaosMs = Date.now() - t1;
-    await worker.stop();
+    await Promise.all(crew.map((w) => w.stop()));
     log(`chaos: ${plan.runs.length} runs in ${(chaosMs / 1000).toFixed(1)} s`);
 
     // 3. compare
@@ -387,10 +261,11 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
     let requestsAfterCompletion = 0;
     let callsRetried = 0;
     for (const { workflowId } of chaos) {
-      const completedAt = await completionTimes(client.workflow.getHandle(workflowId));
-      const mine = stub.requests.filter((r) => r.workflowId === workflowId && r.callId);
+      // the run's calls and those of its teams' child runs
+      const completedAt = await completionTimes(client, workflowId);
+      const mine = stub.requests.filter((r) => r.workflowId !== undefined && topOf(r.workflowId) === workflowId && r.callId);
       for (const r of mine) {
-        const done = completedAt.get(r.callId!.split('/').slice(1).join('/'));
+        const done = completedAt.get(r.callId!);
         if (done !== undefined && r.startedAt > done) requestsAfterCompletion += 1;
       }
       callsRetried += new Set(mine.filter((r) => (r.attempt ?? 1) > 1).map((r) => r.callId)).size;
@@ -400,7 +275,7 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
     const attempts = readLines(dir, 'chaos', 'attempts.log');
     const keys = chaosEffects.map((l) => l.split(' ')[0]);
     return {
-      plan: { runs: plan.runs, workerKills: plan.workerKills, serverRestarts: plan.serverRestarts, latencyMs: plan.latencyMs, seed: plan.seed, deadlineMs: deadlines },
+      plan: { runs: plan.runs, faults: counts, workers: crewSize, latencyMs: plan.latencyMs, seed: plan.seed, deadlineMs: deadlines, labels, address: target.address },
       faults,
       runs,
       different: runs.filter((r) => !r.same).length,
@@ -420,7 +295,7 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
     for (const w of workers) await w.kill().catch(() => undefined);
     await connection.close().catch(() => undefined);
     await stub.close();
-    await server.stop();
+    await own?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -452,33 +327,30 @@ async function approveWhenAsked(handle: WorkflowHandle, within: <T>(fn: () => Pr
   }
 }
 
-/** Kill the dev server the hard way (SIGKILL to its process group) and wait for it to go. */
-async function killServer(server: DevServer): Promise<void> {
-  try {
-    process.kill(-server.pid, 'SIGKILL');
-  } catch {
-    /* already gone */
-  }
-  await server.stop();
-}
-
-/** When each activity of the run completed: `<runId>/<activityId>` → epoch ms. */
-async function completionTimes(handle: WorkflowHandle): Promise<Map<string, number>> {
+/**
+ * When each activity of the run, and of the child runs its team agents started, completed: the
+ * call's id as the stub sees it (`<workflowId>/<runId>/<activityId>`) → epoch ms.
+ */
+async function completionTimes(client: Client, workflowId: string, done = new Map<string, number>()): Promise<Map<string, number>> {
+  const handle = client.workflow.getHandle(workflowId);
   const history = await retrying(() => handle.fetchHistory(), { timeoutMs: 120_000 });
   const runId = (await retrying(() => handle.describe(), { timeoutMs: 120_000 })).runId;
   const scheduled = new Map<string, string>();
-  const done = new Map<string, number>();
+  const children: string[] = [];
   for (const e of history.events ?? []) {
     const id = String(e.eventId);
     if (e.activityTaskScheduledEventAttributes) scheduled.set(id, e.activityTaskScheduledEventAttributes.activityId ?? '');
+    const child = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId;
+    if (child) children.push(child);
     const completed = e.activityTaskCompletedEventAttributes;
     if (completed) {
       const activityId = scheduled.get(String(completed.scheduledEventId));
       const seconds = Number(e.eventTime?.seconds ?? 0);
       const nanos = e.eventTime?.nanos ?? 0;
-      if (activityId !== undefined) done.set(`${runId}/${activityId}`, seconds * 1000 + nanos / 1e6);
+      if (activityId !== undefined) done.set(`${workflowId}/${runId}/${activityId}`, seconds * 1000 + nanos / 1e6);
     }
   }
+  for (const child of children) await completionTimes(client, child, done);
   return done;
 }
 
@@ -492,37 +364,4 @@ function readLines(dir: string, phaseName: string, file: string): string[] {
       const f = path.join(root, run, file);
       return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').split('\n').filter(Boolean) : [];
     });
-}
-
-/** The report as the rows of RELIABILITY.md's chaos table. */
-export function reportMarkdown(r: ChaosReport): string {
-  const kinds = [...new Set(r.plan.runs)].map((k) => `${r.plan.runs.filter((x) => x === k).length} ${k}`).join(', ');
-  const kills = r.faults.filter((f) => f.kind === 'worker_kill');
-  const restarts = r.faults.filter((f) => f.kind === 'server_restart');
-  const rows = [
-    ['worker SIGKILL + restart', `${kills.length} × at ${kills.map((f) => `${(f.atMs / 1000).toFixed(1)} s`).join(', ')} (${kills.reduce((n, f) => n + f.requestsCut, 0)} model requests cut)`],
-    ['dev server SIGKILL + restart (same SQLite file)', `${restarts.length} × at ${restarts.map((f) => `${(f.atMs / 1000).toFixed(1)} s`).join(', ')} (down ${restarts.map((f) => `${(f.downMs / 1000).toFixed(1)} s`).join(', ')})`],
-  ];
-  return [
-    `runs: ${r.plan.runs.length} (${kinds}); model latency ${r.plan.latencyMs[0]}–${r.plan.latencyMs[1]} ms; seed ${r.plan.seed}; ` +
-      `each run given ${r.plan.deadlineMs.baseline / 1000} s undisturbed, ${r.plan.deadlineMs.chaos / 1000} s under chaos`,
-    '',
-    '| fault | injected |',
-    '|---|---|',
-    ...rows.map(([a, b]) => `| ${a} | ${b} |`),
-    '',
-    '| measure | result |',
-    '|---|---|',
-    `| runs ending as the undisturbed run (status, reason, final text, steps, calls) | ${r.runs.length - r.different} of ${r.runs.length} |`,
-    `| steps lost | ${r.stepsLost} |`,
-    `| steps repeated | ${r.stepsRepeated} |`,
-    `| model requests for a call whose activity had completed | ${r.requestsAfterCompletion} |`,
-    `| model calls cut by a fault and sent again (same call, next attempt) | ${r.callsRetried} |`,
-    `| model calls lost with their worker on all 3 attempts, dispatched again | ${r.callsRedispatched} |`,
-    `| tool side effects (undisturbed / chaos) | ${r.effects.baseline} / ${r.effects.chaos} |`,
-    `| tool side effects that happened twice | ${r.duplicateEffects} |`,
-    `| tool attempts retried with the same idempotency key | ${r.toolAttemptsRetried} |`,
-    `| wall time (undisturbed / chaos) | ${(r.baselineMs / 1000).toFixed(1)} s / ${(r.chaosMs / 1000).toFixed(1)} s |`,
-    ...(r.didNotEnd.length > 0 ? ['', stuckMarkdown(r.didNotEnd)] : []),
-  ].join('\n');
 }

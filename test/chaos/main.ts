@@ -6,9 +6,13 @@
  * deadline (`DEADLINES_MS`; the report then says what it was waiting for), a completed call was sent
  * again, or a tool side effect happened twice.
  *
- *   npm run chaos [-- --seed N]
+ * `--every-kind` adds one run of each kind the 20 do not have (a swarm, a nested team, a gated tool
+ * call the driver approves, a swarm that hands off to the user); `--workers N` starts the chaos
+ * phase with N workers, each kill taking one chosen by the seed.
+ *
+ *   npm run chaos [-- --seed N] [--every-kind] [--workers N]
  */
-import { runChaos, reportMarkdown, type ScenarioKind } from './driver';
+import { runChaos, reportMarkdown, SCENARIO_KINDS, type ScenarioKind } from './driver';
 
 const FULL: ScenarioKind[] = [
   ...Array<ScenarioKind>(10).fill('review'),
@@ -25,12 +29,17 @@ const FULL: ScenarioKind[] = [
 ];
 
 async function main(): Promise<number> {
-  const i = process.argv.indexOf('--seed');
-  const seed = i > 0 ? Number(process.argv[i + 1]) : Date.now() % 100_000;
+  const option = (name: string) => {
+    const i = process.argv.indexOf(name);
+    return i > 0 ? process.argv[i + 1] : undefined;
+  };
+  const seed = Number(option('--seed') ?? Date.now() % 100_000);
+  const everyKind = process.argv.includes('--every-kind');
+  const runs = everyKind ? [...FULL, ...SCENARIO_KINDS.filter((k) => !FULL.includes(k))] : FULL;
   const report = await runChaos({
-    runs: FULL,
-    workerKills: 5,
-    serverRestarts: 1,
+    runs,
+    workers: Number(option('--workers') ?? 1),
+    faults: { worker_kill: 5, server_restart: 1 },
     latencyMs: [200, 3000],
     seed,
     log: (line) => process.stderr.write(`[chaos] ${line}\n`),

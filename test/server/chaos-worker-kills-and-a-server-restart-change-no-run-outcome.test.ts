@@ -12,8 +12,7 @@ describe('chaos, short', () => {
   test('2 worker SIGKILLs and a server SIGKILL under 5 live runs: every outcome as undisturbed, nothing repeated', async () => {
     const report = await runChaos({
       runs: ['review', 'star', 'goal', 'approval', 'tools'],
-      workerKills: 2,
-      serverRestarts: 1,
+      faults: { worker_kill: 2, server_restart: 1 },
       latencyMs: [100, 800],
       seed: Number(process.env.TROUPE_CHAOS_SEED ?? 11),
       // within the test's 300 s, so a run that never ends fails it with the report's "did not end" section
