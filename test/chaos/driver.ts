@@ -47,6 +47,16 @@ export interface ChaosPlan {
   seed: number;
   /** How long each run of a phase may take, counted from the phase's start (default `DEADLINES_MS`). */
   deadlineMs?: Deadlines;
+  /**
+   * Model requests in flight before a fault is injected (default 1): with many runs on several
+   * workers, a higher figure puts each fault in the thick of them.
+   */
+  openCallsBeforeFault?: number;
+  /**
+   * The order of the fault kinds (default: seeded); e.g. a worker that takes long to start first,
+   * so that it joins while the runs still go.
+   */
+  faultOrder?: FaultKind[];
   /** Where to run (default: a dev server persisted to a SQLite file, which the driver starts and stops). */
   target?: ChaosTarget;
   log?: (line: string) => void;
@@ -194,23 +204,36 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
     const running = phase('chaos', queue, t1);
     const faults: FaultRecord[] = [];
     // the faults in a seeded order, each after a seeded pause and while some model call is in flight
-    const schedule: FaultKind[] = FAULT_KINDS.flatMap((kind) => Array<FaultKind>(counts[kind]).fill(kind))
+    const seeded: FaultKind[] = FAULT_KINDS.flatMap((kind) => Array<FaultKind>(counts[kind]).fill(kind))
       .map((kind) => ({ kind, order: rand() }))
       .sort((a, b) => a.order - b.order)
       .map((f) => f.kind);
+    const schedule = plan.faultOrder ? [...seeded].sort((a, b) => plan.faultOrder!.indexOf(a) - plan.faultOrder!.indexOf(b)) : seeded;
     let finished = false;
     void running.then(
       () => (finished = true),
       () => (finished = true),
     );
     const inFlight = () => stub.requests.filter((r) => r.endedAt === undefined);
+    const openCalls = plan.openCallsBeforeFault ?? 1;
+    // workers started during the chaos phase: each resolves with the moment it polls
+    const joining: Array<Promise<number>> = [];
+    const join = () => {
+      const polling = spawnWorker(queue).then((w) => {
+        crew.push(w);
+        return Date.now();
+      });
+      joining.push(polling);
+      return polling;
+    };
     for (const kind of schedule) {
       await pause(300 + rand() * 2000);
-      for (let waited = 0; inFlight().length === 0 && !finished && waited < 15_000; waited += 50) await pause(50);
+      for (let waited = 0; inFlight().length < openCalls && !finished && waited < 15_000; waited += 50) await pause(50);
       if (finished) log(`warning: the runs finished before the ${kind}`);
       const down = Date.now();
       const open = inFlight();
       let requestsCut = 0;
+      let starting: Promise<number> | undefined;
       switch (kind) {
         case 'worker_kill': {
           // one worker of several, chosen by the seeded random (no draw for a lone worker)
@@ -219,7 +242,10 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
           await pause(300 + rand() * 1200);
           // its open calls: all of them for a lone worker; of several, those its death cut off
           requestsCut = crew.length === 0 ? open.length : open.filter((r) => r.aborted && (r.abortedAt ?? 0) >= down).length;
-          crew.push(await spawnWorker(queue));
+          // a lone worker's place is taken before the next fault; beside others, the new one starts
+          // while the schedule goes on (a worker takes 10–30 s to bundle on a loaded machine)
+          if (crew.length === 0) crew.push(await spawnWorker(queue));
+          else starting = join();
           break;
         }
         case 'server_restart':
@@ -229,15 +255,23 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosReport> {
           await target.restartDatabase!();
           break;
         case 'worker_added':
-          crew.push(await spawnWorker(queue));
+          starting = join();
           break;
       }
       const record: FaultRecord = { kind, label: labels[kind], atMs: down - t1, requestsCut, downMs: Date.now() - down };
       faults.push(record);
-      log(`${kind} at ${(record.atMs / 1000).toFixed(1)} s with ${open.length} model requests open; back after ${(record.downMs / 1000).toFixed(1)} s`);
+      if (starting) {
+        // downMs: until the new worker polls
+        void starting.then((at) => {
+          record.downMs = at - down;
+          log(`${kind} at ${(record.atMs / 1000).toFixed(1)} s: the new worker polls after ${(record.downMs / 1000).toFixed(1)} s`);
+        });
+        log(`${kind} at ${(record.atMs / 1000).toFixed(1)} s with ${open.length} model requests open; a new worker is starting`);
+      } else log(`${kind} at ${(record.atMs / 1000).toFixed(1)} s with ${open.length} model requests open; back after ${(record.downMs / 1000).toFixed(1)} s`);
     }
     const chaos = await running;
     const chaosMs = Date.now() - t1;
+    await Promise.all(joining);
     await Promise.all(crew.map((w) => w.stop()));
     log(`chaos: ${plan.runs.length} runs in ${(chaosMs / 1000).toFixed(1)} s`);
 
