@@ -36,6 +36,7 @@ export const CLUSTER_TEXTS = {
   noPostgres: 'PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): apt-get install -y postgresql',
   noPrometheus: 'Prometheus is not installed (no `prometheus` on PATH): apt-get install -y --no-install-recommends prometheus',
   noNetcat: 'deploy/scripts/setup-postgres-schema.sh waits with `nc`, which is not on PATH: apt-get install -y netcat-openbsd',
+  badDynamicConfig: (output: string) => `the Temporal server warns about deploy/dynamicconfig/troupe.yaml (temporal-server validate-dynamic-config):\n${output}`,
   failed: (what: string, code: number | null, output: string) => `${what} exited with ${code}:\n${output}`,
   notReady: (what: string, ms: number, output: string) => `${what} was not ready within ${ms / 1000} s:\n${output}`,
 } as const;
@@ -179,9 +180,30 @@ export async function temporalServerDir(log: (line: string) => void = () => unde
   return stdout.trim();
 }
 
+/** The Debian packages the cluster needs, by what shows each is installed. */
+const PACKAGES: Array<{ name: string; installed: () => boolean }> = [
+  { name: 'postgresql', installed: () => fs.existsSync('/usr/lib/postgresql') && fs.readdirSync('/usr/lib/postgresql').some((v) => fs.existsSync(path.join('/usr/lib/postgresql', v, 'bin', 'initdb'))) },
+  { name: 'prometheus', installed: () => onPath('prometheus') !== undefined },
+  { name: 'netcat-openbsd', installed: () => onPath('nc') !== undefined },
+];
+
+/**
+ * Install the packages of {@link PACKAGES} that are missing, with apt-get, when this process may (root
+ * on a Debian-like machine); otherwise leave it to the checks of {@link startCluster}, which name the command.
+ */
+async function installMissingPackages(log: (line: string) => void): Promise<void> {
+  const missing = PACKAGES.filter((p) => !p.installed()).map((p) => p.name);
+  if (missing.length === 0 || process.getuid?.() !== 0 || !onPath('apt-get')) return;
+  log(`installing ${missing.join(', ')} with apt-get`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  await run('apt-get update', 'apt-get', ['update', '-qq'], env, 600_000);
+  await run('apt-get install', 'apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], env, 600_000);
+}
+
 /** Start the whole deployment; see the file's comment. */
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const log = opts.log ?? (() => undefined);
+  await installMissingPackages(log);
   const pgBin = postgresBin();
   const prometheusBin = onPath('prometheus');
   if (!prometheusBin) throw new Error(CLUSTER_TEXTS.noPrometheus);
@@ -240,6 +262,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       fs.readFileSync(path.join(DEPLOY, 'dynamicconfig', 'troupe.yaml'), 'utf8') +
         (Object.keys(extra).length > 0 ? `\n# added by the test harness (test/cluster/cluster.ts)\n${stringify(Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, [{ value: v }]])))}` : ''),
     );
+    // the server's own check of the file: it exits 0 even when it warns, so a warning fails here (a
+    // misspelled key is otherwise ignored with one line in the server's log)
+    const validated = await run('temporal-server validate-dynamic-config', path.join(serverDir, 'temporal-server'), ['validate-dynamic-config', dynamicConfigFile]);
+    if (/warning/i.test(validated)) throw new Error(CLUSTER_TEXTS.badDynamicConfig(validated));
     const frontendPort = await freeServerPort();
     const config = parse(fs.readFileSync(path.join(serverDir, 'config', 'development-postgres12.yaml'), 'utf8')) as ServerConfig;
     for (const store of Object.values(config.persistence.datastores)) store.sql.connectAddr = `127.0.0.1:${pgPort}`;
