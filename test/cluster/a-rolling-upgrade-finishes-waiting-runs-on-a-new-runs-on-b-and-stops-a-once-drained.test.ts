@@ -71,6 +71,7 @@ const COMMANDS = {
   currentB: 'temporal worker deployment set-current-version --deployment-name troupe --build-id B --yes',
   describeA: 'temporal worker deployment describe-version --deployment-name troupe --build-id A',
   describeB: 'temporal worker deployment describe-version --deployment-name troupe --build-id B',
+  runningOnA: `temporal workflow count --query "TemporalWorkerDeploymentVersion = 'troupe:A' AND ExecutionStatus = 'Running'"`,
   approve: 'troupe approve <id>',
   stopA: 'kill -TERM',
 } as const;
@@ -98,9 +99,12 @@ function releaseB(): string {
   return path.join(copy, 'bin', 'troupe.js');
 }
 
-/** `command` (one of {@link COMMANDS}, a `temporal` one) run against the cluster, as an operator's shell with TEMPORAL_ADDRESS set runs it. */
+/**
+ * `command` (one of {@link COMMANDS}, a `temporal` one) run against the cluster, as an operator's
+ * shell with TEMPORAL_ADDRESS set runs it; a double-quoted part is one argument.
+ */
 async function temporal(command: string, ...extra: string[]): Promise<string> {
-  const [, ...args] = command.split(' ');
+  const [, ...args] = (command.match(/"[^"]*"|\S+/g) ?? []).map((a) => a.replace(/^"(.*)"$/, '$1'));
   const { stdout } = await execFileAsync(cluster.cli, [...args, ...extra], {
     env: { ...process.env, TEMPORAL_ADDRESS: cluster.address, TEMPORAL_NAMESPACE: cluster.namespace },
   });
@@ -156,13 +160,18 @@ async function describeUntil(command: string, pred: (d: { current: boolean; drai
   }
 }
 
-/** The workers of a build, started as the doc's command (the harness adds `--metrics`). */
-async function startBuild(command: string, count: number, bin?: string): Promise<ClusterWorker[]> {
+/** How many runs are still open on A, as `temporal workflow count` prints it (`Total: N`). */
+async function runningOnA(): Promise<number> {
+  const total = /Total:\s*(\d+)/.exec(await temporal(COMMANDS.runningOnA))?.[1];
+  expect(total).toBeDefined();
+  return Number(total);
+}
+
+/** The workers of a build, started together as the doc's command (the harness adds `--metrics`). */
+function startBuild(command: string, count: number, bin?: string): Promise<ClusterWorker[]> {
   const [, , ...args] = command.split(' ');
   const env = { OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: 'test-key', TROUPE_TASK_QUEUE: 'troupe' };
-  const workers: ClusterWorker[] = [];
-  for (let i = 0; i < count; i++) workers.push(await cluster.startWorker(env, args, bin));
-  return workers;
+  return Promise.all(Array.from({ length: count }, () => cluster.startWorker(env, args, bin)));
 }
 
 function start(client: Client) {
@@ -224,7 +233,9 @@ test('runs waiting on build A finish on A while new runs take B; A drains, its w
   for (const command of Object.values(COMMANDS)) expect(section).toContain(command);
 
   // 1–2. build A's workers, then A current
+  let t = Date.now();
   const workersA = await startBuild(COMMANDS.workerA, 2);
+  const startedA = Date.now() - t;
   const refusedA = await setCurrent(COMMANDS.currentA);
   expect(await describeVersion(COMMANDS.describeA)).toMatchObject({ current: true, drainage: '' });
 
@@ -235,7 +246,9 @@ test('runs waiting on build A finish on A while new runs take B; A drains, its w
 
   // 3–4. build B's workers beside A's, then B current; A shows draining
   const bin = releaseB();
+  t = Date.now();
   const workersB = await startBuild(COMMANDS.workerB, 2, bin);
+  const startedB = Date.now() - t;
   const refusedB = await setCurrent(COMMANDS.currentB);
   const madeCurrentB = Date.now();
   expect(await describeVersion(COMMANDS.describeB)).toMatchObject({ current: true, drainage: '' });
@@ -251,15 +264,16 @@ test('runs waiting on build A finish on A while new runs take B; A drains, its w
     expect(await pinnedBuild(h)).toBe('troupe:B');
     expect(new Set(await taskBuilds(h))).toEqual(new Set(['B']));
   }
-  // A is still draining: its runs wait
+  // A is still draining: its runs wait, and visibility lists them on A
   expect((await describeVersion(COMMANDS.describeA)).drainage).toBe('draining');
+  expect(await runningOnA()).toBe(WAITING_ON_A);
 
   // 5. the waiting runs approved (`troupe approve <id>`): they finish on A, as A would
   for (const h of onA) await approveWithCli(h.workflowId);
   let lastOnA = 0;
   for (const h of onA) {
     const result: RunResult = await h.result();
-    lastOnA = Math.max(lastOnA, Date.now());
+    lastOnA = Math.max(lastOnA, (await h.describe()).closeTime?.getTime() ?? Infinity);
     expect(result).toMatchObject({ status: 'completed', reason: 'exit', finalText: 'the draft' });
     expect(result.warnings).not.toContain(B_WARNING);
     expect(await pinnedBuild(h)).toBe('troupe:A');
@@ -271,6 +285,7 @@ test('runs waiting on build A finish on A while new runs take B; A drains, its w
   // 6. A drained
   await describeUntil(COMMANDS.describeA, (d) => d.drainage === 'drained', 120_000);
   const drained = Date.now();
+  expect(await runningOnA()).toBe(0);
 
   // 7. A's workers stopped with SIGTERM: they drain and exit 0
   for (const w of workersA) {
@@ -294,6 +309,7 @@ test('runs waiting on build A finish on A while new runs take B; A drains, its w
   report(`set-current-version A: ${refusedA.messages.length} refused over ${(refusedA.ms / 1000).toFixed(1)} s${refusedA.messages.length ? ` (${distinct(refusedA.messages)})` : ''}`);
   report(`set-current-version B: ${refusedB.messages.length} refused over ${(refusedB.ms / 1000).toFixed(1)} s${refusedB.messages.length ? ` (${distinct(refusedB.messages)})` : ''}`);
   report(`A drained ${((drained - lastOnA) / 1000).toFixed(1)} s after its last run ended, ${((drained - madeCurrentB) / 1000).toFixed(1)} s after B became current (grace ${DRAINAGE['matching.wv.VersionDrainageStatusVisibilityGracePeriod']}, refresh ${DRAINAGE['matching.wv.VersionDrainageStatusRefreshInterval']})`);
+  report(`workers started (spawn to polling, a build's two together): A's 2 in ${(startedA / 1000).toFixed(1)} s, B's 2 in ${(startedB / 1000).toFixed(1)} s`);
   report(`A's ${workersA.length} workers exited 0 on SIGTERM; B's ${workersB.length} served on; scenario ${((Date.now() - began) / 1000).toFixed(0)} s`);
 }, 600_000);
 
