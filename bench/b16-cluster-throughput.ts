@@ -135,6 +135,8 @@ export async function runB16(ctx: BenchContext): Promise<BenchReport> {
   const fmt = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? '—' : round(x, d));
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   const perActivity = (cpu: number | undefined, side: Side) => (cpu === undefined || side.m.requests === 0 ? undefined : cpu / side.m.requests);
+  // the CPU a step costs the whole cluster: the side's workers, the server and PostgreSQL
+  const clusterCpuMs = (side: Side) => (side.m.cpuMs.server === undefined || side.postgresCpuMs === undefined ? undefined : sum(side.workerCpuMs) + side.m.cpuMs.server + side.postgresCpuMs);
   const shares = (cpu: number[]) => (cpu.length < 2 ? '—' : cpu.map((c) => round((100 * c) / sum(cpu), 0)).join(' / '));
   const rows = points.map((p) => {
     const ideal = p.delayMs > 0 ? (B16_N / p.delayMs) * 1000 : undefined;
@@ -151,6 +153,7 @@ export async function runB16(ctx: BenchContext): Promise<BenchReport> {
       shares(p.troupe.workerCpuMs),
       `${fmt(perActivity(p.troupe.m.cpuMs.server, p.troupe), 2)} / ${fmt(perActivity(p.floor.m.cpuMs.server, p.floor), 2)}`,
       `${fmt(perActivity(p.troupe.postgresCpuMs, p.troupe), 2)} / ${fmt(perActivity(p.floor.postgresCpuMs, p.floor), 2)}`,
+      fmt(perActivity(clusterCpuMs(p.troupe), p.troupe)! / perActivity(clusterCpuMs(p.floor), p.floor)!, 2),
       p.load1,
     ];
   });
@@ -169,6 +172,7 @@ export async function runB16(ctx: BenchContext): Promise<BenchReport> {
       met: ratio >= 0.9,
     });
   }
+  if (!ctx.options.long) targets.push({ target: `N=${B16_N} at 200 ms: ≥ 90% of Little's-law ideal (B3's target)`, measured: 'not run (add --long)', met: null });
   for (const p of points.filter((q) => q.delayMs === 200)) {
     const ideal = (B16_N / p.delayMs) * 1000;
     targets.push({
@@ -202,6 +206,7 @@ export async function runB16(ctx: BenchContext): Promise<BenchReport> {
           'troupe workers\' CPU shares %',
           'server CPU ms per activity, troupe / floor',
           'PostgreSQL CPU ms per activity, troupe / floor',
+          'CPU per activity of workers + server + PostgreSQL, troupe ÷ floor',
           'load average (1 min)',
         ],
         rows,
