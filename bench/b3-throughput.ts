@@ -21,7 +21,7 @@ import type { BenchContext, BenchReport, TargetCheck } from './lib/types';
 export const B3_ITERATIONS = 5;
 
 /** Repetitions per point: an odd number, so that one has the median ratio (at least 3; runs of ~2 s on a shared box vary by ±15 %). */
-const B3_REPS = (ctx: BenchContext) => Math.max(3, ctx.options.reps | 1);
+export const B3_REPS = (ctx: BenchContext) => Math.max(3, ctx.options.reps | 1);
 
 interface Point {
   server: string;

@@ -1,10 +1,11 @@
 /**
  * Entry point of the benchmark suite (`npm run bench`, i.e. `tsx bench/run.ts`): starts its own
- * Temporal dev server(s) and stub LLM, runs B1–B15, and writes bench/results/latest.json and
+ * Temporal dev server(s) and stub LLM, runs B1–B16 (B16 on its own
+ * cluster: Temporal on PostgreSQL, bench/lib/cluster.ts), and writes bench/results/latest.json and
  * latest.md. Every benchmark compares against a baseline measured in the same run.
  *
  * Flags: --only B1,B4  --reps N (default 3)  --steps N (B1, default 200)  --long (B2 with 1,000
- * iterations and continue-as-new, B3 with N = 128 and 200 ms, B4 with K = 64)  --no-variants (skip the
+ * iterations and continue-as-new, B3 with N = 128 and 200 ms, B4 with K = 64, B16 with 200 ms)  --no-variants (skip the
  * dev servers with eager dispatch / faster transfer-queue polling)  --tuned-only (only the tuned dev server besides
  * P0; B1 then compares troupe with the floor on it alone)
  * --budget-s N (soft budget, default 300: B1 scales its repetitions to fit; the run aborts at 2×).
@@ -26,6 +27,7 @@ import { runB12 } from './b12-metrics';
 import { runB13 } from './b13-tracing';
 import { runB14 } from './b14-endless-replies';
 import { runB15 } from './b15-continue';
+import { runB16 } from './b16-cluster-throughput';
 import { environment, load } from './lib/env';
 import { reviewLoopYaml, BENCH_TASK } from './lib/loops';
 import { tcpPingPong, trivialRpc } from './lib/calibrate';
@@ -53,6 +55,7 @@ export const BENCHMARKS: Record<string, (ctx: BenchContext) => Promise<BenchRepo
   B13: runB13,
   B14: runB14,
   B15: runB15,
+  B16: runB16,
 };
 
 /** Iterations of the run whose requests the baselines and the floor workflow replay (cycled). */

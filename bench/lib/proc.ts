@@ -8,7 +8,8 @@ import * as fs from 'node:fs';
 
 let clockTicks: number | undefined;
 
-function ticksPerSecond(): number {
+/** Clock ticks per second, the unit of /proc/<pid>/stat's CPU times. */
+export function ticksPerSecond(): number {
   if (clockTicks === undefined) {
     try {
       clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;

@@ -38,7 +38,7 @@ export interface BenchOptions {
   steps: number;
   /** Repetitions of each timed variant. */
   reps: number;
-  /** Also run the slower extras (B2 1,000 iterations with continue-as-new, B3 200 ms and N = 128). */
+  /** Also run the slower extras (B2 1,000 iterations with continue-as-new, B3 200 ms and N = 128, B16 200 ms). */
   long: boolean;
   /** Also measure on dev servers with non-default dynamic config (lib/stack.ts SERVER_VARIANTS). */
   serverVariants: boolean;

@@ -1,5 +1,5 @@
 /**
- * Child-process entry for B6: one worker alone in its process — troupe's production worker
+ * Child-process entry for B6, B14 and B16: one worker alone in its process — troupe's production worker
  * (`createWorker`) or the floor's — started from a prebuilt bundle file, so its memory and start
  * time are measured apart from the benchmark process. Answers `memory` over IPC after two forced
  * garbage collections (the child runs with --expose-gc).
@@ -11,6 +11,7 @@ import { createWorker } from '../../src/worker';
 import { createFloorActivities } from '../floor/activities';
 import { installRuntime } from './stack';
 import { memoryMiB } from './proc';
+import type { RecordedRequest } from './stub-client';
 
 /** A command the parent sends. */
 export type WorkerCommand = { id: number; op: 'memory' };
@@ -33,9 +34,16 @@ export interface WorkerReady {
   createMs: number;
 }
 
-/** Arguments: kind (`troupe` | `floor`), server address, namespace, task queue, stub URL, bundle file (JSON: code and source map). */
+/** The request a floor worker sends when it is given no recorded requests (B6's parked runs). */
+const ONE_REQUEST: RecordedRequest[] = [{ agent: 'floor', body: { model: 'stub-model', messages: [{ role: 'user', content: 'hi' }] } }];
+
+/**
+ * Arguments: kind (`troupe` | `floor`), server address, namespace, task queue, stub URL, bundle file
+ * (JSON: code and source map), and for a floor worker optionally a file of recorded requests (JSON) it replays (B16).
+ */
 async function main(): Promise<void> {
-  const [kind, address, namespace, taskQueue, stubUrl, bundleFile] = process.argv.slice(2);
+  const [kind, address, namespace, taskQueue, stubUrl, bundleFile, requestsFile] = process.argv.slice(2);
+  const requests = requestsFile ? (JSON.parse(fs.readFileSync(requestsFile, 'utf8')) as RecordedRequest[]) : ONE_REQUEST;
   installRuntime();
   const t0 = performance.now();
   const connection = await NativeConnection.connect({ address });
@@ -43,7 +51,7 @@ async function main(): Promise<void> {
   const worker =
     kind === 'troupe'
       ? await createWorker({ address, namespace, taskQueue, connection, workflowBundle, llm: { baseUrl: stubUrl, apiKey: 'bench-key', env: {} } })
-      : await Worker.create({ connection, namespace, taskQueue, workflowBundle, activities: createFloorActivities(stubUrl, () => [{ agent: 'floor', body: { model: 'stub-model', messages: [{ role: 'user', content: 'hi' }] } }]) });
+      : await Worker.create({ connection, namespace, taskQueue, workflowBundle, activities: createFloorActivities(stubUrl, () => requests) });
   const createMs = performance.now() - t0;
   const running = worker.run();
   const ready: WorkerReady = { ready: true, pid: process.pid, startMs: performance.now(), createMs };
