@@ -2,7 +2,8 @@
 # Provides what docker-compose.yml's temporalio/server and temporalio/admin-tools images hold, without
 # Docker, for `npm run test:cluster` (docs/deploying.md, "The deployment, run for real"): the Temporal
 # server binary, `temporal-sql-tool`, the PostgreSQL schema folders and the server's PostgreSQL config
-# template, all of the version the compose file pins.
+# template, all of the version the compose file pins (read from docker-compose.yml, so the two stay one
+# source; TROUPE_TEMPORAL_SERVER_VERSION overrides it).
 # Prints the folder that holds them on stdout; everything else goes to stderr:
 #   <dir>/temporal-server, <dir>/temporal-sql-tool, <dir>/schema/postgresql/v12/...,
 #   <dir>/config/development-postgres12.yaml
@@ -10,7 +11,14 @@
 # (about 4 minutes and 130 MB the first time on 2 cores; seconds once the Go cache is warm).
 set -euo pipefail
 
-SERVER_VERSION="${TROUPE_TEMPORAL_SERVER_VERSION:-v1.30.1}"
+# the version docker-compose.yml pins for the temporalio/server image (TEMPORAL_VERSION's default)
+COMPOSE_FILE="${BASH_SOURCE[0]%/*}/../docker-compose.yml"
+PINNED="$(sed -n 's/.*temporalio\/server:\${TEMPORAL_VERSION:-\([0-9][0-9.]*\)}.*/\1/p' "$COMPOSE_FILE" 2>/dev/null | head -n 1)"
+if [ -z "${TROUPE_TEMPORAL_SERVER_VERSION:-}" ] && [ -z "$PINNED" ]; then
+  echo "get-temporal-server: cannot read the temporalio/server version from $COMPOSE_FILE (\${TEMPORAL_VERSION:-X.Y.Z}); set TROUPE_TEMPORAL_SERVER_VERSION=vX.Y.Z" >&2
+  exit 1
+fi
+SERVER_VERSION="${TROUPE_TEMPORAL_SERVER_VERSION:-v$PINNED}"
 CACHE_DIR="${TROUPE_CACHE_DIR:-$HOME/.cache/troupe}"
 DIR="$CACHE_DIR/temporal-server-$SERVER_VERSION"
 MIN_GO_MINOR=21 # go >= 1.21 fetches the toolchain the module asks for (GOTOOLCHAIN=auto)

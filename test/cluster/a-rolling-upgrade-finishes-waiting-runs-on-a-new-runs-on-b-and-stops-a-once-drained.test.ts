@@ -15,7 +15,6 @@
  */
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { Client, WorkflowHandle } from '@temporalio/client';
@@ -23,6 +22,7 @@ import { approve, runHandle, startRun, waitForRequest } from '../../src/client';
 import type { RunResult } from '../../src/core/ending/result';
 import { CLI_WORKER_STOP_TEXTS } from '../../src/cli/worker';
 import { compileYaml } from '../helpers/compile';
+import { patchedRelease, warnAtEnd } from '../helpers/patched-release';
 import { waitForStatus } from '../helpers/runs';
 import { startStubLlm, type StubLlm } from '../helpers/stub-llm';
 import { connectClient, uniqueWorkflowId, type TestClient } from '../helpers/temporal';
@@ -33,8 +33,6 @@ const REPO = path.resolve(__dirname, '..', '..');
 
 /** The warning build B adds at the end of every run it finishes. */
 const B_WARNING = 'finished by build B';
-/** The line of `src/workflows/run.ts` B's change goes after: the run has decided how it ends. */
-const ANCHOR = '  stopClock(state, Date.now());\n  const unanswered = pendingRequests(state);';
 
 /** A one-agent run that waits for a human before it ends. */
 const APPROVED = `
@@ -88,14 +86,7 @@ function report(line: string): void {
 
 /** A copy of the release (src/, bin/, package.json, tsconfig.json) whose run workflow warns {@link B_WARNING}; its `bin/troupe.js`. */
 function releaseB(): string {
-  copy = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-build-B-'));
-  for (const part of ['src', 'bin', 'package.json', 'tsconfig.json']) fs.cpSync(path.join(REPO, part), path.join(copy, part), { recursive: true });
-  fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
-  const file = path.join(copy, 'src', 'workflows', 'run.ts');
-  const before = fs.readFileSync(file, 'utf8');
-  const after = before.replace(ANCHOR, `${ANCHOR}\n  warn(state, '${B_WARNING}');`);
-  expect(after).not.toBe(before);
-  fs.writeFileSync(file, after);
+  copy = patchedRelease('build-B', warnAtEnd(B_WARNING), ['src', 'bin', 'package.json', 'tsconfig.json']);
   return path.join(copy, 'bin', 'troupe.js');
 }
 

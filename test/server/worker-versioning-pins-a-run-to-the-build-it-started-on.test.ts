@@ -9,7 +9,6 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { Client, WorkflowHandle } from '@temporalio/client';
@@ -19,6 +18,7 @@ import { startRun } from '../../src/client';
 import { findTemporalCli, type DevServer } from '../../src/dev/temporal-server';
 import { bundleOptions, createWorker, type WorkerBuild } from '../../src/worker';
 import { troupe } from '../helpers/cli';
+import { patchedRelease, warnAtEnd } from '../helpers/patched-release';
 import { compileYaml } from '../helpers/compile';
 import { waitForStatus } from '../helpers/runs';
 import { startStubLlm, stubGate, type StubLlm } from '../helpers/stub-llm';
@@ -34,12 +34,9 @@ import {
 } from '../helpers/temporal';
 
 const execFileAsync = promisify(execFile);
-const REPO = path.resolve(__dirname, '..', '..');
 
 /** The warning build v2 adds at the end of every run it finishes. */
 const V2_WARNING = 'finished by build v2';
-/** The line of `src/workflows/run.ts` v2's change goes after: the run has decided how it ends. */
-const ANCHOR = '  stopClock(state, Date.now());\n  const unanswered = pendingRequests(state);';
 
 const APPROVED = `
 name: versioned
@@ -79,15 +76,8 @@ const servers: DevServer[] = [];
 
 /** A copy of `src/` whose run workflow warns {@link V2_WARNING} as it ends; the path of its workflows module. */
 function v2Source(): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'troupe-build-v2-'));
+  const root = patchedRelease('build-v2', warnAtEnd(V2_WARNING));
   copies.push(root);
-  fs.cpSync(path.join(REPO, 'src'), path.join(root, 'src'), { recursive: true });
-  fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(root, 'node_modules'), 'dir');
-  const file = path.join(root, 'src', 'workflows', 'run.ts');
-  const before = fs.readFileSync(file, 'utf8');
-  const after = before.replace(ANCHOR, `${ANCHOR}\n  warn(state, '${V2_WARNING}');`);
-  expect(after).not.toBe(before);
-  fs.writeFileSync(file, after);
   return path.join(root, 'src', 'workflows');
 }
 

@@ -10,15 +10,14 @@
 import { defaultPayloadConverter } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { createActivities } from '../../src/activities';
 import { sendSignal } from '../../src/client';
 import { troupe } from '../helpers/cli';
+import { patchedRelease, RUN_END_ANCHOR } from '../helpers/patched-release';
 import { startHarness, waitForStatus, type Harness } from '../helpers/runs';
 import { replayHistory, startWorker, type RunningWorker } from '../helpers/temporal';
 
-const REPO = path.resolve(__dirname, '..', '..');
 
 const CONFIG = `
 name: upgrade
@@ -34,8 +33,6 @@ approval:
 const UPGRADE_PATCH = 'troupe-upgrade-test';
 const UPGRADED_WARNING = 'finished by the upgraded workflow';
 
-/** The line of `src/workflows/run.ts` the changes go after: the run has decided how it ends. */
-const ANCHOR = '  stopClock(state, Date.now());\n  const unanswered = pendingRequests(state);';
 
 /**
  * A copy of `src/` with one change to the run workflow, and the path of its workflows module. The
@@ -44,15 +41,8 @@ const ANCHOR = '  stopClock(state, Date.now());\n  const unanswered = pendingReq
 const copies: string[] = [];
 
 function sourceWith(name: string, edit: (runTs: string) => string): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), `troupe-${name}-`));
+  const root = patchedRelease(name, edit);
   copies.push(root);
-  fs.cpSync(path.join(REPO, 'src'), path.join(root, 'src'), { recursive: true });
-  fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(root, 'node_modules'), 'dir');
-  const file = path.join(root, 'src', 'workflows', 'run.ts');
-  const before = fs.readFileSync(file, 'utf8');
-  const after = edit(before);
-  expect(after).not.toBe(before);
-  fs.writeFileSync(file, after);
   return path.join(root, 'src', 'workflows');
 }
 
@@ -60,7 +50,7 @@ function sourceWith(name: string, edit: (runTs: string) => string): string {
 const patchedSource = () =>
   sourceWith('patched', (ts) =>
     ts
-      .replace(ANCHOR, `${ANCHOR}\n  if (patched('${UPGRADE_PATCH}')) warn(state, '${UPGRADED_WARNING}');`)
+      .replace(RUN_END_ANCHOR, `${RUN_END_ANCHOR}\n  if (patched('${UPGRADE_PATCH}')) warn(state, '${UPGRADED_WARNING}');`)
       .replace("  continueAsNew,\n", '  continueAsNew,\n  patched,\n'),
   );
 
