@@ -5,6 +5,8 @@
  * so, and the run ends cleanly with every workflow task completed. Across a wave, the run keeps at
  * most 1,024 tool calls pending: nine agents asking for 128 calls each (1,152) wait for slots.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { TURN_TEXTS } from '../../src/core/llm/next-step';
 import { temporal } from '@temporalio/proto';
 import { DEFAULT_PARALLEL_TOOL_CALLS, MAX_PARALLEL_TOOL_CALLS } from '../../src/core/config/limits';
@@ -56,14 +58,26 @@ describe('a reply with 2,100 tool calls', () => {
 
   test('a wave of nine agents asking for 128 calls each keeps at most 1,024 pending at once, and all run', async () => {
     const agents = Array.from({ length: 9 }, (_, i) => `a${i}`);
-    const calls = Array.from({ length: MAX_PARALLEL_TOOL_CALLS }, (_, i) => ({ name: 'shout', arguments: { text: `n${i}`, times: 1 } }));
+    // every call is held until the gate file exists, so none closes before the wave has asked for all 1,152
+    const gate = path.join(t.folder('wave'), 'open');
+    const calls = Array.from({ length: MAX_PARALLEL_TOOL_CALLS }, (_, i) => ({ name: 'held', arguments: { gate, text: `n${i}` } }));
     for (const a of agents) t.h.stub.script(a, [{ toolCalls: calls }, { text: `${a} done` }]);
     const handle = await t.h.start(`
 name: wide
 agents:
-${agents.map((a) => `  ${a}: { instructions: "Call.", tools: [shout], max_parallel_tool_calls: ${MAX_PARALLEL_TOOL_CALLS} }`).join('\n')}
+${agents.map((a) => `  ${a}: { instructions: "Call.", tools: [held], max_parallel_tool_calls: ${MAX_PARALLEL_TOOL_CALLS} }`).join('\n')}
 collaboration: { topology: star, agents: [${agents.join(', ')}] }
 `);
+    // the run holds the bound: 1,024 tool calls pending (and the nine model calls answered) before any closes
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const pending = (await handle.describe()).raw.pendingActivities ?? [];
+      const tools = pending.filter((a) => a.activityType?.name === 'callTool').length;
+      if (tools >= MAX_PENDING_TOOL_CALLS && t.h.stub.requests.length >= agents.length) break;
+      if (Date.now() > deadline) throw new Error(`the wave never had ${MAX_PENDING_TOOL_CALLS} tool calls pending (last: ${tools})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    fs.writeFileSync(gate, '');
     const r = await handle.result();
     expect(r).toMatchObject({ status: 'completed' });
     expect(r.usage.toolCalls?.total).toBe(agents.length * MAX_PARALLEL_TOOL_CALLS);
