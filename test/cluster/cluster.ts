@@ -30,6 +30,8 @@ import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-proces
 const execFileAsync = promisify(execFile);
 const REPO = path.resolve(__dirname, '..', '..');
 const DEPLOY = path.join(REPO, 'deploy');
+/** The password of the database user `temporal`: docker-compose.yml's default for POSTGRES_PASSWORD. */
+const POSTGRES_PASSWORD = 'temporal';
 
 /** What the harness tells a user who lacks a part, with the command that provides it. */
 export const CLUSTER_TEXTS = {
@@ -235,7 +237,13 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const pgLog = path.join(dir, 'postgres.log');
     fs.writeFileSync(pgLog, '');
     if (process.getuid?.() === 0) await run('chown', 'chown', ['postgres:postgres', pgLog]);
-    await run('initdb', ...asPostgres(path.join(pgBin, 'initdb'), ['-D', pgData, '-U', 'temporal', '--auth=trust', '--no-locale', '-E', 'UTF8']));
+    // TCP connections must give the password, as the compose service's image asks (scram-sha-256)
+    const pwFile = path.join(dir, 'postgres-password');
+    fs.writeFileSync(pwFile, `${POSTGRES_PASSWORD}\n`, { mode: 0o644 });
+    await run(
+      'initdb',
+      ...asPostgres(path.join(pgBin, 'initdb'), ['-D', pgData, '-U', 'temporal', `--pwfile=${pwFile}`, '--auth-host=scram-sha-256', '--auth-local=trust', '--no-locale', '-E', 'UTF8']),
+    );
     const pgCtl = (args: string[]) => run(`pg_ctl ${args[0]}`, ...asPostgres(path.join(pgBin, 'pg_ctl'), ['-D', pgData, '-l', pgLog, '-w', '-t', '120', ...args]));
     await pgCtl(['-o', `-p ${pgPort} -k ${pgData} -c listen_addresses=127.0.0.1 -c max_connections=200`, 'start']);
     stoppers.push(() => pgCtl(['-m', 'immediate', 'stop']).then(() => undefined));
@@ -248,7 +256,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       POSTGRES_SEEDS: '127.0.0.1',
       DB_PORT: String(pgPort),
       POSTGRES_USER: 'temporal',
-      SQL_PASSWORD: 'temporal',
+      SQL_PASSWORD: POSTGRES_PASSWORD,
       SCHEMA_ROOT: path.join(serverDir, 'schema', 'postgresql', 'v12'),
     };
     let setupOutput = await run('deploy/scripts/setup-postgres-schema.sh', 'sh', [path.join(DEPLOY, 'scripts', 'setup-postgres-schema.sh')], schemaEnv);
@@ -268,7 +276,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     if (/warning/i.test(validated)) throw new Error(CLUSTER_TEXTS.badDynamicConfig(validated));
     const frontendPort = await freeServerPort();
     const config = parse(fs.readFileSync(path.join(serverDir, 'config', 'development-postgres12.yaml'), 'utf8')) as ServerConfig;
-    for (const store of Object.values(config.persistence.datastores)) store.sql.connectAddr = `127.0.0.1:${pgPort}`;
+    for (const store of Object.values(config.persistence.datastores)) {
+      store.sql.connectAddr = `127.0.0.1:${pgPort}`;
+      store.sql.password = POSTGRES_PASSWORD;
+    }
     // workflow and visibility writes of 100 runs at once need more than the template's 2 visibility connections
     config.persistence.datastores['postgres-visibility'].sql.maxConns = 10;
     config.persistence.datastores['postgres-visibility'].sql.maxIdleConns = 10;
@@ -413,7 +424,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
 /** The parts of the server's config file the harness changes. */
 interface ServerConfig {
   log: unknown;
-  persistence: { datastores: Record<string, { sql: { connectAddr: string; maxConns: number; maxIdleConns: number } }> };
+  persistence: { datastores: Record<string, { sql: { connectAddr: string; password: string; maxConns: number; maxIdleConns: number } }> };
   global: { pprof: unknown; metrics: { prometheus: { listenAddress: string } } };
   services: Record<string, { rpc: { grpcPort: number; membershipPort: number; httpPort?: number } }>;
   clusterMetadata: { clusterInformation: { active: { rpcAddress: string } } };
