@@ -23,7 +23,7 @@ CACHE_DIR="${TROUPE_CACHE_DIR:-$HOME/.cache/troupe}"
 DIR="$CACHE_DIR/temporal-server-$SERVER_VERSION"
 MIN_GO_MINOR=21 # go >= 1.21 fetches the toolchain the module asks for (GOTOOLCHAIN=auto)
 
-TOOL_LOG=get-temporal-server TOOL_ENV=TEMPORAL_SERVER_BIN TOOL_NAME=temporal-server LOCK_NAME=temporal-server-install.lock
+TOOL_LOG=get-temporal-server TOOL_ENV=TEMPORAL_SERVER_DIR TOOL_NAME=temporal-server LOCK_NAME=temporal-server-install.lock
 CACHED="$DIR/temporal-server"
 # shellcheck source=scripts/cached-tool.sh
 HERE="${BASH_SOURCE[0]%/*}"
