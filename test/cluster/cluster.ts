@@ -69,14 +69,10 @@ export interface Cluster {
   dir: string;
   /** The Temporal CLI the deploy scripts and tests use. */
   cli: string;
-  /** PATH with the tools of the admin-tools image first. */
-  toolPath: string;
   /** What setup-postgres-schema.sh and setup-namespace.sh printed. */
   setupOutput: string;
-  /** The dynamic config file the server reads (the deploy file, plus `extraDynamicConfig`). */
-  dynamicConfigFile: string;
   postgres: { port: number; restart(): Promise<void> };
-  server: { restart(): Promise<void>; output(): string };
+  server: { restart(): Promise<void> };
   prometheus: { url: string; query(expr: string): Promise<Array<{ labels: Record<string, string>; value: number }>>; targetsUp(): Promise<string[]> };
   workers: ClusterWorker[];
   /** Start `troupe worker --metrics` (scraped by Prometheus) with `env` over the cluster's connection settings. */
@@ -137,13 +133,12 @@ async function waitFor(what: string, ms: number, ready: () => Promise<boolean>, 
   }
 }
 
-/** The bin folder of the newest PostgreSQL installed by the Debian packages. */
-function postgresBin(): string {
+/** The bin folder of the newest PostgreSQL the Debian packages installed, if any. */
+function installedPostgresBin(): string | undefined {
   const root = '/usr/lib/postgresql';
   const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb'))) : [];
-  if (versions.length === 0) throw new Error(CLUSTER_TEXTS.noPostgres);
   versions.sort((a, b) => Number(b) - Number(a));
-  return path.join(root, versions[0], 'bin');
+  return versions.length > 0 ? path.join(root, versions[0], 'bin') : undefined;
 }
 
 function onPath(command: string): string | undefined {
@@ -184,7 +179,7 @@ export async function temporalServerDir(log: (line: string) => void = () => unde
 
 /** The Debian packages the cluster needs, by what shows each is installed. */
 const PACKAGES: Array<{ name: string; installed: () => boolean }> = [
-  { name: 'postgresql', installed: () => fs.existsSync('/usr/lib/postgresql') && fs.readdirSync('/usr/lib/postgresql').some((v) => fs.existsSync(path.join('/usr/lib/postgresql', v, 'bin', 'initdb'))) },
+  { name: 'postgresql', installed: () => installedPostgresBin() !== undefined },
   { name: 'prometheus', installed: () => onPath('prometheus') !== undefined },
   { name: 'netcat-openbsd', installed: () => onPath('nc') !== undefined },
 ];
@@ -206,7 +201,8 @@ async function installMissingPackages(log: (line: string) => void): Promise<void
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const log = opts.log ?? (() => undefined);
   await installMissingPackages(log);
-  const pgBin = postgresBin();
+  const pgBin = installedPostgresBin();
+  if (!pgBin) throw new Error(CLUSTER_TEXTS.noPostgres);
   const prometheusBin = onPath('prometheus');
   if (!prometheusBin) throw new Error(CLUSTER_TEXTS.noPrometheus);
   const nc = onPath('nc');
@@ -368,9 +364,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       namespace,
       dir,
       cli,
-      toolPath,
       setupOutput,
-      dynamicConfigFile,
       postgres: {
         port: pgPort,
         // a crash of the database: no checkpoint, recovery from the WAL on start
@@ -381,7 +375,6 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
           await killGroup(server);
           await startServer();
         },
-        output: () => server.output(),
       },
       prometheus: {
         url: prometheusUrl,
