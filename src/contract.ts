@@ -83,6 +83,20 @@ export const transcriptQuery = defineQuery<TranscriptStep[]>('transcript');
 /** The progress contract (`core/observe/progress.ts`): the run's position and the steps after step `after`. */
 export const progressQuery = defineQuery<RunProgress, [after?: number]>('progress');
 
+/** What the `follow` Update answers: whether this run writes progress records into its history. */
+export interface FollowAnswer {
+  /** False on a worker whose bundle lacks the recorder: follow it with the `progress` query. */
+  recording: boolean;
+}
+
+/**
+ * Ask a run to write its position into its history (`core/observe/progress.ts`, `ProgressRecord`)
+ * from now on, across continue-as-new, the first record holding the steps after step `after`: what a
+ * follower reads instead of asking the `progress` query (docs/operating.md, "Following a run from
+ * code"). A run on an older build has no handler and refuses it.
+ */
+export const followUpdate = defineUpdate<FollowAnswer, [after: number]>('follow');
+
 /** The typed keys of troupe's search attributes (docs/operating.md, "Finding runs"). */
 export const SEARCH_KEYS = {
   graph: defineSearchAttributeKey(SEARCH_ATTRIBUTES.graph.name, SEARCH_ATTRIBUTES.graph.kind),

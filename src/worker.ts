@@ -168,7 +168,7 @@ export function workflowBundleOptions(workflowsPath: string, dataConverter: Data
     ...bundleOptions(workflowsPath),
     logger: quietBundlerLogger,
     // the tracing interceptors only in a tracing worker's bundle (docs/observability.md, "Traces")
-    ...(tracing ? { workflowInterceptorModules: tracingWorkflowModules() } : {}),
+    ...(tracing ? { workflowInterceptorModules: [...RECORD_INTERCEPTOR_MODULES, ...tracingWorkflowModules()] } : {}),
     // a data converter of the caller's own replaces troupe's payload converter in the sandbox too
     ...(dataConverter?.payloadConverterPath ? { payloadConverterPath: dataConverter.payloadConverterPath } : {}),
     ...(dataConverter?.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
@@ -186,6 +186,8 @@ type WebpackConfigHook = NonNullable<BundleOptions['webpackConfigHook']>;
  *   2 MB per run (BENCHMARKS.md, B6). troupe's workflow and core modules keep no state of a run (the
  *   run's state lives in its `Run` object), and their module-level registries are filled when the
  *   module loads, the same for every run; the shared modules are frozen by the SDK.
+ * - **The progress record's interceptor** (`src/workflows/record-interceptors.ts`) in every bundle:
+ *   a followed run writes its records as commands, so every worker that may replay it needs it.
  * - **Compiled for ES2022** ({@link compiledForEs2022}), as `tsc` compiles the rest of troupe.
  * - **troupe's payload converter** (`src/codec/payload-converter.ts`): JSON encoded natively, the same
  *   bytes as the SDK's converter.
@@ -196,9 +198,19 @@ export function bundleOptions(workflowsPath: string): {
   preloadModules: string[];
   webpackConfigHook: WebpackConfigHook;
   payloadConverterPath: string;
+  workflowInterceptorModules: string[];
 } {
-  return { workflowsPath, preloadModules: [workflowsPath], webpackConfigHook: compiledForEs2022, payloadConverterPath: PAYLOAD_CONVERTER_PATH };
+  return {
+    workflowsPath,
+    preloadModules: [workflowsPath],
+    webpackConfigHook: compiledForEs2022,
+    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
+    workflowInterceptorModules: RECORD_INTERCEPTOR_MODULES,
+  };
 }
+
+/** The workflow interceptor module every troupe bundle has: a followed run's progress records. */
+const RECORD_INTERCEPTOR_MODULES = [require.resolve('./workflows/record-interceptors')];
 
 /** The `jsc.target` troupe's TypeScript is compiled to in the workflow bundle. */
 const BUNDLE_TARGET = 'es2022';

@@ -1,27 +1,30 @@
 /**
  * Following a run to its result through the progress contract (`core/observe/progress.ts`,
- * docs/operating.md, "Following a run from code"): the client long-polls the run's history
- * (`run-history.ts`), which costs the worker nothing, only to learn that the run moved (a workflow
- * task completed), that a run of the chain started, and that the chain ended; each time it moved, it
- * asks the `progress` query — at most once per `minQueryGapMs` — for the run's position and the steps
- * recorded after the last one it has, and turns the answer into events. A run waiting for a human
- * writes no history, so it costs no query while it waits; the end comes from the RunResult, and the
- * closed run is asked once more only when its last steps were not seen (BENCHMARKS.md, B8). With
- * `liveText`, the text each model call is writing is read from the run's pending activities while
- * one runs (`pending-activities.ts`: a describe, served by the server alone, at most once a second).
+ * docs/operating.md, "Following a run from code"). The client long-polls the run's history
+ * (`run-history.ts`), which costs the worker nothing, and sends the run the `follow` Update once:
+ * from then on the run writes a progress record into that history at the end of each workflow task
+ * in which its position changed, and the follower turns the records into events without asking the
+ * worker anything (BENCHMARKS.md, B8). The `progress` query — at most once per `minQueryGapMs` — is
+ * asked only when a record left steps out for size, when the follower joined after the records
+ * began, and on a run whose build writes no records (one older than the Update: it refuses it), where
+ * the follower asks each time the history shows the run moved. A run waiting for a human writes no
+ * history, so it costs nothing while it waits; the end comes from the RunResult, and the closed run is
+ * asked once more only when its last steps were not seen. With `liveText`, the text each model call is
+ * writing is read from the run's pending activities while one runs (`pending-activities.ts`: a
+ * describe, served by the server alone, at most once a second).
  *
  * Events come in the order things happened to the run: a run's `started` before anything it did, a
  * `request` when a human is asked (what `approve`, `reject` and `answer` take). The callback may be
  * async: each event waits for the one before it to be handled, and a callback that throws stops
  * following (`followRun` rejects with its error); the run goes on either way.
  */
-import { WorkflowNotFoundError, type WorkflowClient, type WorkflowHandle } from '@temporalio/client';
-import { progressQuery, type TroupeRun } from '../contract';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowClient, type WorkflowHandle } from '@temporalio/client';
+import { followUpdate, progressQuery, type TroupeRun } from '../contract';
 import type { CompiledGraph } from '../core/graph/types';
 import type { RunResult, RunStatusView } from '../core/ending/result';
 import type { DecisionRecord, PendingRequest } from '../core/humans/requests';
 import type { InFlightCall } from '../core/observe/live';
-import type { RunningCall, RunProgress } from '../core/observe/progress';
+import type { ProgressRecord, RunningCall, RunProgress } from '../core/observe/progress';
 import type { TranscriptStep } from '../core/state/state';
 import { InFlightWatch, LIVE_TEXT_INTERVAL_MS } from './pending-activities';
 import { RunHistoryWatch, type HistoryNews } from './run-history';
@@ -31,6 +34,9 @@ export const QUERY_DEADLINE_MS = 3_000;
 
 /** Default least time between two progress queries of a followed run. */
 export const MIN_QUERY_GAP_MS = 250;
+
+/** Deadline of the `follow` Update (it waits for a workflow task, which a loaded worker may be slow to run). */
+const FOLLOW_DEADLINE_MS = 10_000;
 
 /** Wait before asking again after a history poll or a query failed (a restart, a network blip). */
 const RETRY_MS = 1_000;
@@ -91,7 +97,8 @@ type Handle = WorkflowHandle<TroupeRun>;
 
 /** Turns progress answers into events: each step, decision, warning and call change once. */
 class Progress {
-  private lastStep = 0;
+  /** The number of the last step emitted. */
+  lastStep = 0;
   private lastPhase = '';
   private seq = -1;
   private readonly decided = new Set<string>();
@@ -130,13 +137,30 @@ class Progress {
     }
   }
 
-  /** Emit an answer's news: its steps, decisions and call changes, then its status once per counter. */
+  /**
+   * Emit a progress record's news (`core/observe/progress.ts`); true, and nothing emitted, when the
+   * follower must ask the `progress` query instead: the record left steps out for size, or has no
+   * status, or does not follow on from the last step emitted (this follower joined after the run's
+   * records began).
+   */
+  record(record: ProgressRecord): boolean {
+    // nothing of such a record is emitted: the query's answer holds all of it, in order
+    if (record.more === true || record.status === undefined || record.from > this.lastStep) return true;
+    this.apply({ seq: record.seq, status: record.status, calls: record.calls, steps: record.steps });
+    return false;
+  }
+
+  /**
+   * Emit an answer's news: its steps, decisions and call changes, then its status once per counter.
+   * An answer older than the last one applied (a record read after a fresher query) adds only steps.
+   */
   private apply(answer: RunProgress): void {
     for (const step of answer.steps) {
       if (step.step <= this.lastStep) continue;
       this.lastStep = step.step;
       this.emit({ kind: 'step', step });
     }
+    if (answer.seq < this.seq) return;
     this.decisions(answer.status.decisions);
     this.callChanges(answer.calls);
     this.writing = answer.calls.some((c) => c.kind !== 'tool');
@@ -355,32 +379,79 @@ export async function followRun(
   };
   const aborted = new Promise<'abort'>((resolve) => stop.signal.addEventListener('abort', () => resolve('abort'), { once: true }));
 
+  // `records`: the run's own records, once it writes them (`on`), or none on its build (`off`: ask the
+  // query); `failed`: the follow Update failed for now (a worker restarting, a deadline), so follow
+  // by query meanwhile and ask again after `after`; `run`: the run of the chain asked
+  const follow = { records: 'unknown' as 'unknown' | 'on' | 'off', failed: false, after: 0, run: -1 };
+  let asking: Promise<'asked'> | undefined;
+  let runIndex = 0;
+  let runRecorded = false;
+  const current = client.getHandle<TroupeRun>(handle.workflowId);
+  const ask = async (): Promise<'asked'> => {
+    follow.run = runIndex;
+    try {
+      const answer = await client.withDeadline(Date.now() + FOLLOW_DEADLINE_MS, () => current.executeUpdate(followUpdate, { args: [progress.lastStep] }));
+      follow.records = answer.recording ? 'on' : 'off';
+      follow.failed = false;
+    } catch (err) {
+      // an older build has no such Update; a closed run ends the following by its history
+      if (err instanceof WorkflowUpdateFailedError) follow.records = 'off';
+      else if (!(err instanceof WorkflowNotFoundError)) {
+        follow.failed = true;
+        follow.after = Date.now() + RETRY_MS;
+        follow.run = -1;
+      }
+    }
+    return 'asked';
+  };
+
   try {
-    // asked as soon as the first page of history said how the run started (`started` comes first):
-    // a run joined mid-way shows where it is before its next move
+    // in query mode, asked as soon as the first page of history said how the run started (`started`
+    // comes first): a run joined mid-way shows where it is before its next move
     let dirty = true;
     let read = false;
     let nextQuery = 0;
+    // a record left something out: the query answers it
+    let recordGap = false;
     let pending = startPoll();
+    const queryMode = () => follow.records === 'off' || (follow.failed && !asking);
     while (!history.closed) {
-      const wait = delay(dirty && read ? nextQuery - Date.now() : Infinity);
-      const woke = await Promise.race([pending, wait.done, aborted]);
+      const wait = delay((recordGap || (dirty && queryMode())) && read ? nextQuery - Date.now() : Infinity);
+      const woke = await Promise.race([pending, wait.done, aborted, ...(asking ? [asking] : [])]);
       wait.clear();
       if (woke === 'abort') throw stop.signal.reason ?? new Error('followRun: aborted');
-      if (woke !== 'tick') {
+      if (woke === 'asked') asking = undefined;
+      else if (woke !== 'tick') {
         read = true;
         if (woke !== 'failed') {
-          for (const s of woke.started) emit({ kind: 'started', runId: s.runId, graph: s.graph, at: s.at });
+          for (const s of woke.started) {
+            emit({ kind: 'started', runId: s.runId, graph: s.graph, at: s.at });
+            runIndex += 1;
+            runRecorded = false;
+          }
           dirty ||= woke.moved;
+          if (woke.records.length > 0) {
+            runRecorded = true;
+            follow.records = 'on';
+          }
+          for (const r of recordGap ? [] : woke.records) {
+            if (!progress.record(r)) continue;
+            recordGap = true;
+            break;
+          }
+          if (!recordGap && woke.records.length > 0) live?.set(progress.writing);
+          const askNow = woke.moved && follow.records !== 'off' && !runRecorded && !asking && follow.run !== runIndex && Date.now() >= follow.after;
+          if (askNow) asking = ask();
         }
         if (history.closed) break;
         pending = startPoll();
       }
-      if (dirty && read && Date.now() >= nextQuery) {
+      if ((recordGap || (dirty && queryMode())) && read && Date.now() >= nextQuery) {
         const ok = await progress.take();
         if (ok) live?.set(progress.writing);
         // a worker that cannot answer (restarting, or down) is asked again later, not at every event
         dirty = !ok;
+        if (ok) recordGap = false;
         nextQuery = Date.now() + (ok ? gap : Math.max(gap, RETRY_MS));
       }
     }

@@ -3,13 +3,14 @@
  * `GetWorkflowExecutionHistory` with `waitNewEvent` at a time, which the server holds until the
  * history moves (or about 20 s pass), so a follower costs nothing while nothing happens. The watch
  * follows the run chain across continue-as-new and reads from each page only what the history itself
- * states: that a workflow task completed (the run's position may have changed: `follow.ts` then asks
- * the `progress` query), the graph and task each run of the chain started with, and the end of the
+ * states: that a workflow task completed (the run's position may have changed), the progress records
+ * a followed run writes, the graph and task each run of the chain started with, and the end of the
  * chain. What the run is doing comes from the progress contract (`core/observe/progress.ts`), never
  * from the labels of its events, which are for humans.
  */
 import { isGrpcServiceError, WorkflowNotFoundError, type WorkflowClient, type WorkflowService } from '@temporalio/client';
 import type { CompiledGraph } from '../core/graph/types';
+import { PROGRESS_RECORD_KEY, type ProgressRecord } from '../core/observe/progress';
 
 type HistoryResponse = Awaited<ReturnType<WorkflowService['getWorkflowExecutionHistory']>>;
 type HistoryEvent = NonNullable<NonNullable<HistoryResponse['history']>['events']>[number];
@@ -26,6 +27,8 @@ export interface HistoryNews {
   started: Array<{ runId: string; graph?: CompiledGraph; at: number }>;
   /** The chain ended (a close event with no next run). */
   closed: boolean;
+  /** The progress records the run wrote (`core/observe/progress.ts`), oldest first. */
+  records: ProgressRecord[];
 }
 
 const CLOSE_ATTRIBUTES = [
@@ -68,7 +71,7 @@ export class RunHistoryWatch {
 
   /** Long-poll the next page (aborted by `signal`); throws `WorkflowNotFoundError` for an unknown id. */
   async next(signal?: AbortSignal): Promise<HistoryNews> {
-    const news: HistoryNews = { moved: false, started: [], closed: false };
+    const news: HistoryNews = { moved: false, started: [], closed: false, records: [] };
     let res: HistoryResponse;
     const request = () =>
       this.client.workflowService.getWorkflowExecutionHistory({
@@ -100,6 +103,13 @@ export class RunHistoryWatch {
   private async read(e: HistoryEvent, news: HistoryNews): Promise<void> {
     if (e.workflowTaskCompletedEventAttributes) {
       news.moved = true;
+      return;
+    }
+    const record = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[PROGRESS_RECORD_KEY];
+    if (record) {
+      // the record's removal from the memo, in the same task, reads as null
+      const value = (await this.decode(record)) as ProgressRecord | null | undefined;
+      if (value && typeof value === 'object' && value.v === 1) news.records.push(value);
       return;
     }
     const started = e.workflowExecutionStartedEventAttributes;

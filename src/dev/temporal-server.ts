@@ -34,14 +34,16 @@ const DEV_SERVER_MESSAGES = {
  * the default transfer-queue poll rate (20/s) puts ~40 ms in each of a step's two hops, and eager
  * activity dispatch removes one hop. One partition per task queue (the default is 4) keeps a
  * workflow or activity task from waiting in a partition that no poller is on: with many runs
- * started at once, the first workflow task of some waited ~2 s. All are server settings, safe for
- * a single-node dev server.
+ * started at once, the first workflow task of some waited ~2 s. The memo warning limit lets a followed
+ * run's progress records (a few KB each; docs/operating.md, "Following a run from code") pass without
+ * a server warning per step. All are server settings, safe for a single-node dev server.
  */
 export const FAST_LOCAL_DYNAMIC_CONFIG: Readonly<Record<string, DynamicConfigValue>> = {
   'history.transferProcessorMaxPollRPS': 1000,
   'system.enableActivityEagerExecution': true,
   'matching.numTaskqueueReadPartitions': 1,
   'matching.numTaskqueueWritePartitions': 1,
+  'limit.memoSize.warn': 524288,
 };
 
 /** A dynamic-config value for `--dynamic-config-value KEY=VALUE` (sent as JSON). */

@@ -12,7 +12,7 @@
  */
 import type { UpdateDefinition } from '@temporalio/common';
 import { ApplicationFailure, setHandler, type SignalDefinition } from '@temporalio/workflow';
-import { DECISION_REFUSED, DECISION_UPDATES, progressQuery, SIGNALS, statusQuery, transcriptQuery } from '../contract';
+import { DECISION_REFUSED, DECISION_UPDATES, followUpdate, progressQuery, SIGNALS, statusQuery, transcriptQuery } from '../contract';
 import { buildStatusView } from '../core/ending/result';
 import { RUN_END_TEXTS } from '../core/ending/texts';
 import { reactivatePausedGoal } from '../core/goals';
@@ -26,6 +26,7 @@ import { queueMessage, warn } from '../core/state/state';
 import { recordSignal } from '../core/waves/record';
 import type { Run } from './execution';
 import { publish } from './observe';
+import { installProgressRecorder } from './progress-record';
 
 /** Parse, record a warning when malformed, and never throw. */
 function handle<K extends SignalName>(run: Run, name: K, raw: unknown, body: (payload: ParsedOf<K>) => void): void {
@@ -157,4 +158,6 @@ export function installHandlers(run: Run): void {
   setHandler(progressQuery, (after) =>
     progressOf({ state, running: run.running, inFlight: run.inFlight, end: run.end, children: run.children }, Date.now(), after),
   );
+  const recorder = installProgressRecorder(run);
+  setHandler(followUpdate, (after) => recorder.follow(after));
 }

@@ -58,8 +58,12 @@ export function showDetails(run: Run): void {
   setCurrentDetails(currentDetails({ state: run.state, graph: run.graph, running: run.running }));
 }
 
-/** The end: the status line in the current details, the status and reason in the memo and attributes. */
+/**
+ * The end: the status line in the current details, the status and reason in the memo and attributes,
+ * and a change of position counted (the last step's call ended without one, and the end is news).
+ */
 export function publishEnd(run: Run, result: RunResult): void {
+  advance(run.state);
   setCurrentDetails(currentDetails({ state: run.state, graph: run.graph, running: [], result }));
   upsertMemo({ troupeStatus: result.status, troupeReason: result.reason, ...(!run.indexed ? { troupeWaiting: false } : {}) });
   if (!run.indexed) return;

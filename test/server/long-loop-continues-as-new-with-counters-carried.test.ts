@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { loadRoleFile } from '../../src/config-file';
 import type { TranscriptStep } from '../../src/core/state/state';
 import { transcriptQuery } from '../../src/contract';
+import { PROGRESS_RECORD_KEY, type ProgressRecord } from '../../src/core/observe/progress';
 
 describe('continue-as-new', () => {
   let server: DevServer;
@@ -78,6 +79,27 @@ collaboration:
     expect(runs.length).toBeGreaterThan(1);
     expect(new Set(runs).size).toBe(runs.length);
     expect(events.find((e) => e.kind === 'started')).toMatchObject({ graph: { name: 'long-followed', maxIterations: 12 } });
+
+    // the follower asked once (the \`follow\` Update, in the first run); the runs after it wrote
+    // progress records from their start, since the flag is carried (core/observe/progress.ts)
+    const histories = await Promise.all(runs.map((runId) => h.client.workflow.getHandle(handle.workflowId, runId).fetchHistory()));
+    const follows = histories.map((hist) => (hist.events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length);
+    expect(follows).toEqual(runs.map((_, i) => (i === 0 ? 1 : 0)));
+    const recordsOf = (hist: (typeof histories)[number]) =>
+      (hist.events ?? []).flatMap((e) => {
+        const field = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[PROGRESS_RECORD_KEY];
+        return field?.data && field.data.length > 0 ? [JSON.parse(Buffer.from(field.data).toString('utf8')) as ProgressRecord] : [];
+      });
+    for (const hist of histories.slice(1)) expect(recordsOf(hist).length).toBeGreaterThan(0);
+
+    // a follower of the last run alone joins after its records began (they follow on from the run
+    // before it): it asks the progress query once, and gets the steps the last run carried as well
+    const last = recordsOf(histories[histories.length - 1]);
+    expect(last[0].from).toBeGreaterThan(0);
+    const joined: number[] = [];
+    await followRun(h.client.workflow.getHandle(handle.workflowId), (e) => e.kind === 'step' && joined.push(e.step.step));
+    expect(joined[0]).toBeLessThanOrEqual(last[0].from);
+    expect(joined).toEqual(Array.from({ length: 24 - joined[0] + 1 }, (_, i) => joined[0] + i));
   });
 
   test("a team agent's child ids carry the run id of the execution that starts them, and never repeat across continue-as-new", async () => {

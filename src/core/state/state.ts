@@ -120,6 +120,8 @@ export interface RunState {
   release?: string;
   /** The progress counter (`core/observe/progress.ts`): rises each time the run publishes its position. */
   progress?: number;
+  /** A client asked for progress records (the `follow` Update, `core/observe/progress.ts`): kept across continue-as-new. */
+  followed?: boolean;
   /** A run that continues a team state: its thread, the thread's earlier usage, the run it continues (`core/state/team-state.ts`). */
   continuation?: Continuation;
   /** A continued selector team's previous speaker, until this run's first turn. */

@@ -205,10 +205,7 @@ export function capturedResult(text: string, sentHash?: string): { captured: str
 /** Characters of a result's text a transcript step keeps. */
 const STEP_TEXT_CHARS = 500;
 
-/**
- * The transcript entry of a recorded result. Shared with the client (`src/client/follow.ts`), which builds
- * the same entries from the run's history instead of asking the worker.
- */
+/** The transcript entry of a recorded result. */
 function transcriptStep(
   where: Pick<TranscriptStep, 'step' | 'agent' | 'round' | 'wave' | 'at'> & { kind: NonNullable<TranscriptStep['kind']> },
   result: Pick<AgentCallResult, 'usage' | 'toolCalls'>,

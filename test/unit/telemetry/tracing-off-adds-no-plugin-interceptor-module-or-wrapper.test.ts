@@ -20,14 +20,15 @@ describe('tracing off', () => {
     expect(clientTracingPlugins({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toEqual([]);
   });
 
-  test('no workflow interceptor module in the bundle; troupe\'s tracing one when tracing', () => {
+  test('no tracing interceptor module in the bundle, only the progress record\'s; troupe\'s tracing one after it when tracing', () => {
     const entry = require.resolve('../../../src/workflows');
+    const record = require.resolve('../../../src/workflows/record-interceptors');
     const off = workflowBundleOptions(entry, undefined, false);
-    expect(off.workflowInterceptorModules).toBeUndefined();
-    expect(Object.keys(off).sort()).toEqual(['logger', 'payloadConverterPath', 'preloadModules', 'webpackConfigHook', 'workflowsPath']);
+    expect(off.workflowInterceptorModules).toEqual([record]);
+    expect(Object.keys(off).sort()).toEqual(['logger', 'payloadConverterPath', 'preloadModules', 'webpackConfigHook', 'workflowInterceptorModules', 'workflowsPath']);
     const on = workflowBundleOptions(entry, undefined, true);
-    expect(on.workflowInterceptorModules).toEqual(tracingWorkflowModules());
-    expect(on.workflowInterceptorModules).toEqual([require.resolve('../../../src/telemetry/workflow-interceptors')]);
+    expect(on.workflowInterceptorModules).toEqual([record, ...tracingWorkflowModules()]);
+    expect(on.workflowInterceptorModules).toEqual([record, require.resolve('../../../src/telemetry/workflow-interceptors')]);
   });
 
   test('model and tool calls, the run root and a dispatch call straight through: the same promise comes back', () => {
