@@ -103,12 +103,12 @@ export async function runB8(ctx: BenchContext): Promise<BenchReport> {
       },
       {
         title: 'What each follower did (per followed run, median of batches)',
-        headers: ['status queries', 'transcript queries', 'other queries', 'step events', 'status events'],
+        headers: ['progress queries', 'other queries', 'follow Updates', 'step events', 'status events'],
         rows: [
           [
-            fmt(perRun((r) => r.queries.status ?? 0), 2),
-            fmt(perRun((r) => r.queries.transcript ?? 0), 2),
-            fmt(perRun((r) => Object.entries(r.queries).filter(([k]) => k !== 'status' && k !== 'transcript').reduce((a, [, v]) => a + v, 0)), 2),
+            fmt(perRun((r) => r.queries.progress ?? 0), 2),
+            fmt(perRun((r) => Object.entries(r.queries).filter(([k]) => k !== 'progress').reduce((a, [, v]) => a + v, 0)), 2),
+            fmt(perRun((r) => r.updates?.follow ?? 0), 2),
             fmt(perRun((r) => r.events.step), 2),
             fmt(perRun((r) => r.events.status), 2),
           ],

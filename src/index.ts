@@ -88,13 +88,16 @@ export {
   SEARCH_KEYS,
   SIGNALS,
   WORKFLOW_TYPE,
+  followUpdate,
   progressQuery,
   statusQuery,
   transcriptQuery,
+  type FollowAnswer,
   type RunInput,
   type TroupeRun,
 } from './contract';
-export type { CallKind, RunningCall, RunProgress } from './core/observe/progress';
+export { PROGRESS_RECORD_KEY } from './core/observe/progress';
+export type { CallKind, ProgressRecord, RunningCall, RunProgress } from './core/observe/progress';
 export type { SignalInputs, SignalName } from './core/humans/signals';
 export type { RunResult, RunStatusView, RunEnd, Diagnostics } from './core/ending/result';
 export type { PendingRequest } from './core/humans/requests';

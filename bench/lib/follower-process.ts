@@ -14,8 +14,10 @@ export type FollowerCommand = { id: number; op: 'follow'; workflowIds: string[] 
 export interface FollowReport {
   runs: number;
   events: Record<FollowEvent['kind'], number>;
-  /** Queries sent, by query name (`status`, `transcript`, …). */
+  /** Queries sent, by query name (`progress`, `status`, …). */
   queries: Record<string, number>;
+  /** Updates sent, by name (`follow`). */
+  updates: Record<string, number>;
   failed: number;
 }
 
@@ -29,21 +31,27 @@ async function main(): Promise<void> {
   const [address, namespace] = process.argv.slice(2);
   const connection = await Connection.connect({ address });
   let queries: Record<string, number> = {};
+  let updates: Record<string, number> = {};
   const counter: WorkflowClientInterceptor = {
     query(input, next) {
       queries[input.queryType] = (queries[input.queryType] ?? 0) + 1;
+      return next(input);
+    },
+    startUpdate(input, next) {
+      updates[input.updateName] = (updates[input.updateName] ?? 0) + 1;
       return next(input);
     },
   };
   const client = new Client({ connection, namespace, interceptors: { workflow: [counter] } });
   process.on('message', (cmd: FollowerCommand) => {
     queries = {};
+    updates = {};
     const events: FollowReport['events'] = { step: 0, phase: 0, warning: 0, status: 0, started: 0, tool: 0, call: 0, decision: 0, request: 0, live: 0 };
     const onEvent = (e: FollowEvent) => {
       events[e.kind] += 1;
     };
     void Promise.allSettled(cmd.workflowIds.map((id) => followRun(client.workflow.getHandle(id), onEvent))).then((all) => {
-      const report: FollowReport = { runs: all.length, events, queries, failed: all.filter((r) => r.status === 'rejected').length };
+      const report: FollowReport = { runs: all.length, events, queries, updates, failed: all.filter((r) => r.status === 'rejected').length };
       process.send?.({ id: cmd.id, result: report });
     });
   });

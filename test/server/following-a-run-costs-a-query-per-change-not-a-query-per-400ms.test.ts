@@ -1,18 +1,24 @@
 /**
- * Following a run reads the progress contract (`core/observe/progress.ts`): the client long-polls the
- * run's history only to learn that the run moved, and asks the `progress` query then — so the
- * queries the worker serves for one followed run are at most the workflow tasks it completed, never
- * the elapsed time divided by 400 ms (what polling cost); the steps, the calls and the status all
- * come from that one query (no `status`, no `transcript`, no label of the history read back); and a
- * run that waits for a human costs no query at all while it waits. Queries are counted on the worker
- * by an interceptor.
+ * Following a run whose worker writes no progress records (`core/observe/progress.ts`): a bundle
+ * without troupe's record interceptor, whose run answers the `follow` Update `recording: false`, and
+ * a build older than the Update, which refuses it. The follower then reads the progress contract by
+ * query: it long-polls the run's history only to learn that the run moved, and asks the `progress`
+ * query then — so the queries the worker serves for one followed run are at most the workflow tasks
+ * it completed, never the elapsed time divided by 400 ms (what polling cost); the steps, the calls
+ * and the status all come from that one query (no `status`, no `transcript`, no label of the history
+ * read back); and a run that waits for a human costs no query at all while it waits. Queries are
+ * counted on the worker by an interceptor. (With the records: `a-followed-run-writes-progress-…`.)
  */
+import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, type InjectedSinks } from '@temporalio/worker';
 import { followRun, type FollowEvent } from '../../src/client';
 import type { QueryCountSinks } from '../fixtures/count-queries-interceptor';
 import type { RunProgress } from '../../src/core/observe/progress';
 import { progressQuery } from '../../src/contract';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { decidePending, startHarness, type Harness } from '../helpers/runs';
+import { patchedRelease } from '../helpers/patched-release';
 import { defaultWorkflowsPath } from '../helpers/temporal';
 
 const LOOP = `
@@ -166,5 +172,59 @@ describe('following a run', () => {
     const result = await followed;
     expect(result.status).toBe('completed');
     expect(result.decisions).toEqual([expect.objectContaining({ requestId: 'r1', by: 'alice' })]);
+  });
+});
+
+describe('following a run on a build older than the follow Update', () => {
+  let h: Harness;
+  let release: string;
+  beforeAll(async () => {
+    // the build before progress records: no handler for `follow`, so the run refuses it
+    release = patchedRelease('no-follow', (runTs) =>
+      `import { setHandler as unsetHandler } from '@temporalio/workflow';\nimport { followUpdate } from '../contract';\n${runTs.replace('  installHandlers(run);\n', '  installHandlers(run);\n  unsetHandler(followUpdate, undefined);\n')}`,
+    );
+    const workflowBundle = await bundleWorkflowCode({
+      workflowsPath: path.join(release, 'src', 'workflows'),
+      workflowInterceptorModules: [require.resolve('../fixtures/count-queries-interceptor')],
+      logger: new DefaultLogger('WARN'),
+    });
+    const sinks: InjectedSinks<QueryCountSinks> = {
+      queries: {
+        served: {
+          fn: (info, name) => {
+            served.set(info.workflowId, { ...served.get(info.workflowId), [name]: count(info.workflowId, name) + 1 });
+          },
+          callDuringReplay: false,
+        },
+      },
+    };
+    h = await startHarness({ workerOptions: { workflowBundle, sinks } });
+  });
+  afterAll(async () => {
+    await h?.close();
+    if (release) fs.rmSync(release, { recursive: true, force: true });
+  });
+
+  test('the follower is refused once and follows by query: every step, no Update in the history', async () => {
+    h.stub.respond(() => ({ text: 'reply', delayMs: 300 }));
+    const handle = await h.start(LOOP);
+    // the follower's client counts the Updates it sends
+    let updates = 0;
+    const counted = new Client({
+      connection: h.client.connection,
+      namespace: h.client.options.namespace,
+      interceptors: { workflow: [{ startUpdate: (input, next) => (updates++, next(input)) }] },
+    });
+    const steps: number[] = [];
+    const result = await followRun(counted.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId), (e) => e.kind === 'step' && steps.push(e.step.step));
+    expect(result).toMatchObject({ status: 'exhausted', steps: 6 });
+    expect(steps).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(updates).toBe(1);
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes)).toEqual([]);
+    const tasks = events.filter((e) => e.workflowTaskCompletedEventAttributes).length;
+    const asked = count(handle.workflowId, 'progress');
+    expect(asked).toBeGreaterThan(0);
+    expect(asked).toBeLessThanOrEqual(tasks + 3);
   });
 });
