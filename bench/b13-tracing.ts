@@ -72,7 +72,8 @@ export async function runB13(ctx: BenchContext): Promise<BenchReport> {
       fs.writeFileSync(file, JSON.stringify({ code: b.code, sourceMap: b.sourceMap }));
       return file;
     };
-    const tracedBundle = write('traced', await bundleWorkflows(undefined, undefined, true));
+    // both bundles as `troupe worker` makes them without `--metrics` (bench/lib/stack.ts)
+    const tracedBundle = write('traced', await bundleWorkflows(undefined, undefined, true, false));
     const plainBundle = write('plain', ctx.bundles.troupe);
     const base = { ...process.env };
     for (const k of Object.keys(base)) if (k.startsWith('OTEL_')) delete base[k];

@@ -150,25 +150,34 @@ export function workflowEntry(plugins?: string): string {
  * failure converters go into the bundle, because they run inside the workflow sandbox; its codecs
  * do not, because they run in the worker's main thread. A worker that traces (`tracing`, default:
  * the environment says so) bundles the tracing workflow interceptors too; one that does not, none.
+ * A worker that exports metrics (`metrics`, default true; `createWorker` asks its runtime) bundles
+ * the workflow's metrics; one that does not records none (docs/observability.md, "Metrics").
  */
 export async function bundleWorkflows(
   plugins?: string,
   dataConverter?: DataConverter,
   tracing: boolean = tracingSettings('worker') !== undefined,
+  metrics = true,
 ): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode(workflowBundleOptions(workflowEntry(plugins), dataConverter, tracing));
+  return bundleWorkflowCode(workflowBundleOptions(workflowEntry(plugins), dataConverter, tracing, metrics));
+}
+
+/** Whether this process's Temporal runtime exports metrics (Prometheus, OpenTelemetry or a buffer). */
+function runtimeExportsMetrics(): boolean {
+  return Runtime.instance().options.runtimeOptions.metricsExporter != null;
 }
 
 /**
  * What {@link bundleWorkflows} gives the bundler for the entry `workflowsPath`.
  * @internal exported for tests
  */
-export function workflowBundleOptions(workflowsPath: string, dataConverter: DataConverter | undefined, tracing: boolean): BundleOptions {
+export function workflowBundleOptions(workflowsPath: string, dataConverter: DataConverter | undefined, tracing: boolean, metrics = true): BundleOptions {
   return {
     ...bundleOptions(workflowsPath),
     logger: quietBundlerLogger,
-    // the tracing interceptors only in a tracing worker's bundle (docs/observability.md, "Traces")
-    ...(tracing ? { workflowInterceptorModules: [...RECORD_INTERCEPTOR_MODULES, ...tracingWorkflowModules()] } : {}),
+    // the workflow's metrics only in the bundle of a worker that exports them, the tracing
+    // interceptors only in a tracing worker's (docs/observability.md, "Metrics" and "Traces")
+    workflowInterceptorModules: [RECORD_INTERCEPTOR_MODULE, ...(metrics ? [METRICS_INTERCEPTOR_MODULE] : []), ...(tracing ? tracingWorkflowModules() : [])],
     // a data converter of the caller's own replaces troupe's payload converter in the sandbox too
     ...(dataConverter?.payloadConverterPath ? { payloadConverterPath: dataConverter.payloadConverterPath } : {}),
     ...(dataConverter?.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
@@ -187,7 +196,9 @@ type WebpackConfigHook = NonNullable<BundleOptions['webpackConfigHook']>;
  *   run's state lives in its `Run` object), and their module-level registries are filled when the
  *   module loads, the same for every run; the shared modules are frozen by the SDK.
  * - **The progress record's interceptor** (`src/workflows/record-interceptors.ts`) in every bundle:
- *   a followed run writes its records as commands, so every worker that may replay it needs it.
+ *   a followed run writes its records as commands, so every worker that may replay it needs it; and
+ *   the one that turns on the workflow's metrics (`metrics-interceptors.ts`), which
+ *   {@link workflowBundleOptions} leaves out for a worker that exports none.
  * - **Compiled for ES2022** ({@link compiledForEs2022}), as `tsc` compiles the rest of troupe.
  * - **troupe's payload converter** (`src/codec/payload-converter.ts`): JSON encoded natively, the same
  *   bytes as the SDK's converter.
@@ -205,12 +216,15 @@ export function bundleOptions(workflowsPath: string): {
     preloadModules: [workflowsPath],
     webpackConfigHook: compiledForEs2022,
     payloadConverterPath: PAYLOAD_CONVERTER_PATH,
-    workflowInterceptorModules: RECORD_INTERCEPTOR_MODULES,
+    workflowInterceptorModules: [RECORD_INTERCEPTOR_MODULE, METRICS_INTERCEPTOR_MODULE],
   };
 }
 
 /** The workflow interceptor module every troupe bundle has: a followed run's progress records. */
-const RECORD_INTERCEPTOR_MODULES = [require.resolve('./workflows/record-interceptors')];
+const RECORD_INTERCEPTOR_MODULE = require.resolve('./workflows/record-interceptors');
+
+/** The workflow interceptor module that turns on the workflow's metrics. */
+const METRICS_INTERCEPTOR_MODULE = require.resolve('./workflows/metrics-interceptors');
 
 /** The `jsc.target` troupe's TypeScript is compiled to in the workflow bundle. */
 const BUNDLE_TARGET = 'es2022';
@@ -265,7 +279,7 @@ export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
     dataConverter,
-    workflowBundle: workflowBundle ?? (await bundleWorkflows(plugins, dataConverter, tracing.length > 0)),
+    workflowBundle: workflowBundle ?? (await bundleWorkflows(plugins, dataConverter, tracing.length > 0, runtimeExportsMetrics())),
     shutdownGraceTime: graceMs,
     shutdownForceTime: graceMs + WORKER_SHUTDOWN.forceMarginMs,
     activities: createActivities({ ...llm, ...(tools ? { tools } : {}), redactor }),

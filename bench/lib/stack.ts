@@ -44,10 +44,13 @@ export function installRuntime(): void {
   Runtime.install({ logger: new DefaultLogger('WARN') });
 }
 
-/** Bundles troupe's workflows (as the worker does) and the floor workflow, timing each. */
+/**
+ * Bundles troupe's workflows (as `troupe worker` does without `--metrics`: the benches' workers export
+ * no metrics) and the floor workflow, timing each.
+ */
 export async function buildBundles(): Promise<Bundles> {
   const t0 = performance.now();
-  const troupe = await bundleWorkflows();
+  const troupe = await bundleWorkflows(undefined, undefined, undefined, false);
   const t1 = performance.now();
   const floor = await bundleWorkflowCode({
     workflowsPath: path.join(__dirname, '..', 'floor', 'workflows.ts'),

@@ -10,6 +10,9 @@
  * worker crashed before it completed) runs again and counts again: the counts are at least once.
  * Recording issues no command, so histories are unchanged. A team agent's child run records its own.
  *
+ * Only in a bundle with `metrics-interceptors.ts`, which a worker that exports metrics has: in any
+ * other, nothing is recorded and nothing is paid.
+ *
  * Nothing here may throw: a workflow task that throws is retried without end, and the run would be
  * wedged (the SDK's meter refuses a negative value by throwing). Every value is held to a count or an
  * amount first (`core/budgets/counts.ts`), and each recording is guarded besides.
@@ -22,6 +25,19 @@ import type { CompiledGraph } from '../core/graph/types';
 import type { RunEvent } from '../core/run/types';
 import type { RunState } from '../core/state/state';
 import { metricLabel, TROUPE_METRICS } from '../core/observe/metric-catalogue';
+
+/** Set by `metrics-interceptors.ts` in the run's own global scope. */
+const METRICS_ON = Symbol.for('troupe.workflowMetrics');
+
+/** Record this run's metrics (the bundle's metrics module calls it when the workflow is created). */
+export function turnOnWorkflowMetrics(): void {
+  (globalThis as Record<symbol, unknown>)[METRICS_ON] = true;
+}
+
+/** Whether this run records metrics. */
+function metricsOn(): boolean {
+  return (globalThis as Record<symbol, unknown>)[METRICS_ON] === true;
+}
 
 /** The kinds of the ledger's calls. */
 type CallKind = 'agent' | 'judge' | 'compaction' | 'selector';
@@ -40,6 +56,7 @@ interface MeteredCall {
  * and the selector's.
  */
 export function meterEvent(graph: CompiledGraph, state: RunState, event: RunEvent): void {
+  if (!metricsOn()) return;
   safely(() => meterEventUnguarded(graph, state, event));
 }
 
@@ -70,6 +87,7 @@ function meterEventUnguarded(graph: CompiledGraph, state: RunState, event: RunEv
 
 /** Record one call's tokens (input and output) and its cost at the role's prices. */
 export function meterCall(graph: CompiledGraph, call: MeteredCall): void {
+  if (!metricsOn()) return;
   safely(() => {
     const { tokens, cost } = TROUPE_METRICS;
     const tags = { agent: metricLabel(call.agent), model: metricLabel(call.model), kind: call.kind };

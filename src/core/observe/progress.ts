@@ -149,11 +149,11 @@ export function recordOf(
 ): ProgressRecord {
   const { state } = source;
   const status = buildStatusView(state, now, source.inFlight, source.end, source.children);
-  const after: TranscriptStep[] = [];
-  for (let i = state.transcript.length - 1; i >= 0 && state.transcript[i].step > from; i--) {
-    if (state.transcript[i].kind !== 'decision') after.unshift(state.transcript[i]);
-  }
-  const through = Math.max(from, after.length > 0 ? after[after.length - 1].step : from);
+  // the steps after `from` are at the transcript's end
+  let first = state.transcript.length;
+  while (first > 0 && state.transcript[first - 1].step > from) first -= 1;
+  const after = state.transcript.slice(first).filter((t) => t.kind !== 'decision');
+  const through = after.length > 0 ? after[after.length - 1].step : from;
   const base = { v: 1 as const, seq: state.progress ?? 0, calls: [...source.running], from, through };
   if (jsonBytes(status) > budget.status) return { ...base, steps: [], more: true };
   const steps: TranscriptStep[] = [];

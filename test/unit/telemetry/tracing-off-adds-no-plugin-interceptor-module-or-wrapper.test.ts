@@ -20,15 +20,18 @@ describe('tracing off', () => {
     expect(clientTracingPlugins({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toEqual([]);
   });
 
-  test('no tracing interceptor module in the bundle, only the progress record\'s; troupe\'s tracing one after it when tracing', () => {
+  test('no tracing interceptor module in the bundle; troupe\'s tracing one after the progress record\'s and the metrics\' when tracing; no metrics module for a worker that exports none', () => {
     const entry = require.resolve('../../../src/workflows');
     const record = require.resolve('../../../src/workflows/record-interceptors');
+    const metrics = require.resolve('../../../src/workflows/metrics-interceptors');
     const off = workflowBundleOptions(entry, undefined, false);
-    expect(off.workflowInterceptorModules).toEqual([record]);
+    expect(off.workflowInterceptorModules).toEqual([record, metrics]);
     expect(Object.keys(off).sort()).toEqual(['logger', 'payloadConverterPath', 'preloadModules', 'webpackConfigHook', 'workflowInterceptorModules', 'workflowsPath']);
     const on = workflowBundleOptions(entry, undefined, true);
-    expect(on.workflowInterceptorModules).toEqual([record, ...tracingWorkflowModules()]);
-    expect(on.workflowInterceptorModules).toEqual([record, require.resolve('../../../src/telemetry/workflow-interceptors')]);
+    expect(on.workflowInterceptorModules).toEqual([record, metrics, ...tracingWorkflowModules()]);
+    expect(on.workflowInterceptorModules).toEqual([record, metrics, require.resolve('../../../src/telemetry/workflow-interceptors')]);
+    expect(workflowBundleOptions(entry, undefined, false, false).workflowInterceptorModules).toEqual([record]);
+    expect(workflowBundleOptions(entry, undefined, true, false).workflowInterceptorModules).toEqual([record, ...tracingWorkflowModules()]);
   });
 
   test('model and tool calls, the run root and a dispatch call straight through: the same promise comes back', () => {
