@@ -108,6 +108,8 @@ export const WORKER_TEXTS = {
   badGrace: (value: string) => `${WORKER_SHUTDOWN.graceEnv} must be a whole number of milliseconds (0 or more), not "${value}"`,
   untracedBundle:
     'this worker traces (OTEL_* variables) but its prebuilt workflow bundle has no tracing interceptors: its activities are traced, its workflows are not (bundle with bundleWorkflows(plugins, converter, true); docs/observability.md, "Traces")',
+  unmeteredBundle:
+    'this worker exports metrics but its prebuilt workflow bundle has no metrics module: its runs record no tokens, cost or handoffs (bundle with bundleWorkflows(plugins, converter, tracing, true); docs/observability.md, "Metrics")',
 } as const;
 
 /** The shutdown grace of `TROUPE_SHUTDOWN_GRACE_MS` (default 30 s); throws when it is not a number of ms. */
@@ -165,6 +167,11 @@ export async function bundleWorkflows(
 /** Whether this process's Temporal runtime exports metrics (Prometheus, OpenTelemetry or a buffer). */
 function runtimeExportsMetrics(): boolean {
   return Runtime.instance().options.runtimeOptions.metricsExporter != null;
+}
+
+/** Whether a workflow bundle records the workflow's metrics: webpack names its metrics module by its path. */
+export function metersWorkflows(bundle: { code: string }): boolean {
+  return /["'][^"'\n]*\/workflows\/metrics-interceptors\.[jt]s["']/.test(bundle.code);
 }
 
 /**
@@ -271,6 +278,8 @@ export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
   const redactor = new Redactor();
   const tracing = workerTracingPlugins(redactor);
   if (tracing.length > 0 && workflowBundle && !tracesWorkflows(workflowBundle)) Runtime.instance().logger.warn(WORKER_TEXTS.untracedBundle);
+  const metered = runtimeExportsMetrics();
+  if (metered && workflowBundle && !metersWorkflows(workflowBundle)) Runtime.instance().logger.warn(WORKER_TEXTS.unmeteredBundle);
   // a connection opened here is the worker's: it closes when the worker stops, so a script that
   // runs a worker exits once it is shut down (docs/library.md)
   const own = connection ? undefined : await withDiagnosis(settings, () => NativeConnection.connect(workerConnectionOptions(settings)));
@@ -279,7 +288,7 @@ export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
     dataConverter,
-    workflowBundle: workflowBundle ?? (await bundleWorkflows(plugins, dataConverter, tracing.length > 0, runtimeExportsMetrics())),
+    workflowBundle: workflowBundle ?? (await bundleWorkflows(plugins, dataConverter, tracing.length > 0, metered)),
     shutdownGraceTime: graceMs,
     shutdownForceTime: graceMs + WORKER_SHUTDOWN.forceMarginMs,
     activities: createActivities({ ...llm, ...(tools ? { tools } : {}), redactor }),

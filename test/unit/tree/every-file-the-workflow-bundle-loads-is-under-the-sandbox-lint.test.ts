@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { troupeDataConverter } from '../../../src/codec/data-converter';
-import { workflowBundleOptions, workflowEntry } from '../../../src/worker';
+import { metersWorkflows, workflowBundleOptions, workflowEntry } from '../../../src/worker';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -52,8 +52,17 @@ test('every troupe file in the bundle of a tracing, encrypting worker is linted 
   const loaded = troupeModules(code);
   // what the bundle must hold for this test to mean anything: the workflow, the core, the interceptors, both converters
   expect(loaded).toEqual(
-    expect.arrayContaining(['src/workflows/index.ts', 'src/core/run/step.ts', 'src/telemetry/workflow-interceptors.ts', 'src/codec/payload-converter.ts', 'src/codec/failure-converter.ts']),
+    expect.arrayContaining([
+      'src/workflows/index.ts',
+      'src/core/run/step.ts',
+      'src/telemetry/workflow-interceptors.ts',
+      'src/workflows/record-interceptors.ts',
+      'src/workflows/metrics-interceptors.ts',
+      'src/codec/payload-converter.ts',
+      'src/codec/failure-converter.ts',
+    ]),
   );
+  expect(metersWorkflows({ code })).toBe(true);
 
   const { files, sandbox } = sandboxRules(loaded);
   const unlinted = loaded.filter((file) => !files[file].globals || !files[file].builtins);
@@ -62,4 +71,12 @@ test('every troupe file in the bundle of a tracing, encrypting worker is linted 
   // a file named on its own in SANDBOX is one the bundle loads (a glob may match files it does not)
   const named = sandbox.filter((entry) => !entry.includes('*'));
   expect(named.filter((file) => !loaded.includes(file))).toEqual([]);
+});
+
+test('the bundle of a worker that exports no metrics has no metrics module, and the worker can tell', async () => {
+  const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(workflowEntry(), undefined, false, false), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+  const loaded = troupeModules(code);
+  expect(loaded).toEqual(expect.arrayContaining(['src/workflows/run-metrics.ts', 'src/workflows/record-interceptors.ts']));
+  expect(loaded).not.toContain('src/workflows/metrics-interceptors.ts');
+  expect(metersWorkflows({ code })).toBe(false);
 });
