@@ -5,10 +5,10 @@
  * steps alternate between them (the order rotated every round), and each thread's CPU is read from
  * `/proc/<pid>/task/<tid>/schedstat` (ns on CPU) before and after each run. The workers:
  *
- * - troupe as B1 runs it (its model calls streamed, its workflow metrics recorded);
+ * - troupe as B1 runs it (its model calls streamed; no metrics exported, so none recorded);
+ * - troupe recording the workflow's metrics, as a worker that exports them does: each of the 3
+ *   recordings a step makes is a sink call that crosses to the main thread (docs/observability.md);
  * - troupe with `TROUPE_STREAM=off` (the floor and 0.2 sent whole requests);
- * - the same with the workflow's metrics left out of its bundle (`b1-no-run-metrics.ts`): each of
- *   the 3 recordings a step makes is a sink call that crosses to the main thread, exported or not;
  * - the floor carrying the request and reply (`floorChat`, B1's "floor activity carrying…").
  *
  * Threads are grouped: the main thread; the workflow thread (the busiest other thread named `node`);
@@ -22,8 +22,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { workflowBundleOptions, workflowEntry } from '../../src/worker';
+import { bundleWorkflows } from '../../src/worker';
 import { forkChild, type Child } from '../lib/child';
 import { reviewLoopYaml, BENCH_TASK } from '../lib/loops';
 import { buildBundles, compileYaml, installRuntime, SERVER_VARIANTS, startStack } from '../lib/stack';
@@ -74,32 +73,6 @@ interface Variant {
   bundle?: string;
 }
 
-/** troupe's bundle with `run-metrics.ts` replaced by `b1-no-run-metrics.ts`. */
-async function bundleWithoutMetrics() {
-  const options = workflowBundleOptions(workflowEntry(), undefined, false);
-  const stub = path.join(__dirname, 'b1-no-run-metrics.ts');
-  const hook = options.webpackConfigHook;
-  return bundleWorkflowCode({
-    ...options,
-    webpackConfigHook: (config) => {
-      const out = hook ? hook(config) : config;
-      out.plugins = [
-        ...(out.plugins ?? []),
-        {
-          apply(compiler) {
-            compiler.hooks.normalModuleFactory.tap('b1-no-run-metrics', (factory) => {
-              factory.hooks.beforeResolve.tap('b1-no-run-metrics', (data) => {
-                if (data.request === './run-metrics') data.request = stub;
-              });
-            });
-          },
-        },
-      ];
-      return out;
-    },
-  });
-}
-
 async function main(): Promise<void> {
   const rounds = Number(process.argv[2] ?? 6);
   const steps = Number(process.argv[3] ?? 200);
@@ -124,9 +97,9 @@ async function main(): Promise<void> {
     const requestsFile = file('requests.json', JSON.stringify(requests));
     const troupe = bundleFile('troupe', bundles.troupe);
     const variants: Variant[] = [
-      { name: 'troupe (as B1 runs it)', kind: 'troupe', bundle: troupe },
+      { name: 'troupe (as B1 runs it: no metrics exported, none recorded)', kind: 'troupe', bundle: troupe },
+      { name: 'troupe recording workflow metrics (a worker that exports them)', kind: 'troupe', bundle: bundleFile('metrics', await bundleWorkflows(undefined, undefined, false, true)) },
       { name: 'troupe, streaming off', kind: 'troupe-nostream', bundle: troupe },
-      { name: 'troupe, streaming off, no workflow metrics', kind: 'troupe-nostream', bundle: bundleFile('no-metrics', await bundleWithoutMetrics()) },
       { name: 'floor carrying the request and reply', kind: 'floor', bundle: bundleFile('floor', bundles.floor) },
     ];
     const queue = (i: number) => `b1-threads-${i}-${process.pid}`;
