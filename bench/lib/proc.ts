@@ -70,3 +70,50 @@ export function meterCpu(roles: ProcessRoles): CpuMeter {
     },
   };
 }
+
+/** User + system CPU ms of each thread of a process, by thread id, with the thread's name (`comm`); empty when /proc is unreadable. */
+export function threadCpuMs(pid: number): Map<number, { name: string; ms: number }> {
+  const out = new Map<number, { name: string; ms: number }>();
+  let tids: string[];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond() });
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU ms a process spent between two {@link threadCpuMs} readings, by kind of thread: `main` (the
+ * process's first thread), `gc` (V8's platform workers: garbage collection and compilation), and
+ * the rest by name, the busiest other `node` thread as `worker thread` (a Temporal worker's
+ * workflow thread).
+ */
+export function threadCpuDelta(pid: number, before: Map<number, { name: string; ms: number }>, after: Map<number, { name: string; ms: number }>): Record<string, number> {
+  const delta: Record<string, number> = {};
+  const others: Array<[string, number]> = [];
+  for (const [tid, t] of after) {
+    const ms = t.ms - (before.get(tid)?.ms ?? 0);
+    if (tid === pid) delta.main = (delta.main ?? 0) + ms;
+    else if (t.name.startsWith('V8 ')) delta.gc = (delta.gc ?? 0) + ms;
+    else others.push([t.name, ms]);
+  }
+  others.sort((a, b) => b[1] - a[1]);
+  let workerThread = false;
+  for (const [name, ms] of others) {
+    const kind = name === 'node' && !workerThread ? 'worker thread' : name;
+    if (kind === 'worker thread') workerThread = true;
+    delta[kind] = (delta[kind] ?? 0) + ms;
+  }
+  return delta;
+}
