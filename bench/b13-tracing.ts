@@ -172,7 +172,7 @@ export async function runB13(ctx: BenchContext): Promise<BenchReport> {
           note: `Jaeger received ${spans} spans of the traced worker in ${traces.length} traces (${chats} chat spans), ${round(spans / stepsTraced, 1)} spans per step.`,
         },
         {
-          title: 'Worker CPU per step by thread (medians; main: the worker process\'s event loop, worker thread: the workflow thread, gc: V8\'s platform threads)',
+          title: 'Worker CPU per step by thread (medians; main: the worker process\'s event loop, worker threads: the workflow threads, platform: V8\'s GC and compiler threads and libuv\'s pool, tokio: the native core)',
           headers: ['thread', 'off ms / step', 'on ms / step', 'on − off'],
           rows: threadRows.map(([k, off, on]) => [k, round(off, 3), round(on, 3), round(on - off, 3)]),
         },

@@ -95,24 +95,20 @@ export function threadCpuMs(pid: number): Map<number, { name: string; ms: number
 
 /**
  * CPU ms a process spent between two {@link threadCpuMs} readings, by kind of thread: `main` (the
- * process's first thread), `gc` (V8's platform workers: garbage collection and compilation), and
- * the rest by name, the busiest other `node` thread as `worker thread` (a Temporal worker's
- * workflow thread).
+ * process's first thread); `platform` (the `node` threads before the first named one: those Node
+ * starts with the process and does not name, V8's garbage collection and compiler threads and
+ * libuv's pool);
+ * `worker threads` (the `node` threads started later: a Temporal worker's workflow threads); the rest
+ * by name (`tokio-runtime-w`: the SDK's native core).
  */
 export function threadCpuDelta(pid: number, before: Map<number, { name: string; ms: number }>, after: Map<number, { name: string; ms: number }>): Record<string, number> {
   const delta: Record<string, number> = {};
-  const others: Array<[string, number]> = [];
-  for (const [tid, t] of after) {
+  const tids = [...after.keys()].sort((a, b) => a - b);
+  const firstNamed = tids.find((tid) => after.get(tid)!.name !== 'node') ?? Infinity;
+  for (const tid of tids) {
+    const t = after.get(tid)!;
     const ms = t.ms - (before.get(tid)?.ms ?? 0);
-    if (tid === pid) delta.main = (delta.main ?? 0) + ms;
-    else if (t.name.startsWith('V8 ')) delta.gc = (delta.gc ?? 0) + ms;
-    else others.push([t.name, ms]);
-  }
-  others.sort((a, b) => b[1] - a[1]);
-  let workerThread = false;
-  for (const [name, ms] of others) {
-    const kind = name === 'node' && !workerThread ? 'worker thread' : name;
-    if (kind === 'worker thread') workerThread = true;
+    const kind = tid === pid ? 'main' : t.name !== 'node' ? t.name : tid < firstNamed ? 'platform' : 'worker threads';
     delta[kind] = (delta[kind] ?? 0) + ms;
   }
   return delta;
