@@ -21,7 +21,7 @@ import { workflowSpanHooks } from '../src/workflows/spans';
 import { startJaeger } from '../test/helpers/jaeger';
 import { forkChild, type Child } from './lib/child';
 import { reviewLoopYaml, BENCH_TASK } from './lib/loops';
-import { cpuMs } from './lib/proc';
+import { cpuMs, threadCpuDelta, threadCpuMs } from './lib/proc';
 import { compileYaml, startStack, SERVER_VARIANTS } from './lib/stack';
 import { median, round } from './lib/stats';
 import type { BenchContext, BenchReport, TargetCheck } from './lib/types';
@@ -43,6 +43,8 @@ function profArgs(name: string): string[] {
 interface Sample {
   cpuMsPerStep: number;
   wallMsPerStep: number;
+  /** CPU ms per step by kind of thread (bench/lib/proc.ts, threadCpuDelta). */
+  threads: Record<string, number>;
 }
 
 /** ns per call of `traced` over `direct`, best of a few rounds of `n` calls each. */
@@ -88,6 +90,7 @@ export async function runB13(ctx: BenchContext): Promise<BenchReport> {
       const child = which === 'on' ? on : off;
       const pid = child.ready.pid;
       const before = cpuMs(pid) ?? Number.NaN;
+      const threadsBefore = threadCpuMs(pid);
       const t0 = performance.now();
       const handle = await stack.startTroupe(graph, BENCH_TASK, `bench-b10-${which}-${process.pid}`);
       const result = await stack.result(handle);
@@ -95,7 +98,8 @@ export async function runB13(ctx: BenchContext): Promise<BenchReport> {
       if (result.steps !== B13_STEPS) throw new Error(`B13 ${which}: ${result.steps} steps, ${result.status}/${result.reason}`);
       await new Promise((r) => setTimeout(r, SETTLE_MS));
       const after = cpuMs(pid) ?? Number.NaN;
-      return { cpuMsPerStep: (after - before) / B13_STEPS, wallMsPerStep: wallMs / B13_STEPS };
+      const threads = Object.fromEntries(Object.entries(threadCpuDelta(pid, threadsBefore, threadCpuMs(pid))).map(([k, ms]) => [k, ms / B13_STEPS]));
+      return { cpuMsPerStep: (after - before) / B13_STEPS, wallMsPerStep: wallMs / B13_STEPS, threads };
     };
     // one of each to warm up, then alternating pairs, the order swapped every pair
     await once('off');
@@ -126,7 +130,15 @@ export async function runB13(ctx: BenchContext): Promise<BenchReport> {
     const tool = nsPerCall(2_000_000, call, () => tracedToolCall(toolInput, call));
     const seam = nsPerCall(2_000_000, call, () => (workflowSpanHooks() ? undefined : call()));
 
-    const med = (which: 'off' | 'on', key: keyof Sample) => median(samples[which].map((s) => s[key]));
+    const med = (which: 'off' | 'on', key: 'cpuMsPerStep' | 'wallMsPerStep') => median(samples[which].map((s) => s[key]));
+    // CPU per step by kind of thread, medians over the pairs
+    const kinds = [...new Set(['on', 'off'].flatMap((w) => samples[w as 'on' | 'off'].flatMap((s) => Object.keys(s.threads))))];
+    const byThread = (which: 'off' | 'on', kind: string) => median(samples[which].map((s) => s.threads[kind] ?? 0));
+    const threadRows = kinds
+      .map((k): [string, number, number] => [k, byThread('off', k), byThread('on', k)])
+      .filter(([, off, on]) => off >= 0.05 || on >= 0.05)
+      .sort((a, b) => b[2] - a[2]);
+    for (const [k, off, on] of threadRows) ctx.log(`B13 ${k}: off ${round(off, 3)} ms CPU/step, on ${round(on, 3)} (+${round(on - off, 3)})`);
     const ratio = med('on', 'cpuMsPerStep') / med('off', 'cpuMsPerStep');
     const extraNs = model.traced - model.direct + (seam.traced - seam.direct);
     const targets: TargetCheck[] = [
@@ -159,6 +171,11 @@ export async function runB13(ctx: BenchContext): Promise<BenchReport> {
             ['tracing on, exporting to Jaeger', round(med('on', 'cpuMsPerStep'), 3), round(med('on', 'wallMsPerStep'), 2), samples.on.length],
           ],
           note: `Jaeger received ${spans} spans of the traced worker in ${traces.length} traces (${chats} chat spans), ${round(spans / stepsTraced, 1)} spans per step.`,
+        },
+        {
+          title: 'Worker CPU per step by thread (medians; main: the worker process\'s event loop, worker threads: the workflow threads, platform: V8\'s GC and compiler threads and libuv\'s pool, tokio: the native core)',
+          headers: ['thread', 'off ms / step', 'on ms / step', 'on − off'],
+          rows: threadRows.map(([k, off, on]) => [k, round(off, 3), round(on, 3), round(on - off, 3)]),
         },
         {
           title: 'The untraced path, per call (this process does not trace)',

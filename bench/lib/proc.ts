@@ -70,3 +70,46 @@ export function meterCpu(roles: ProcessRoles): CpuMeter {
     },
   };
 }
+
+/** User + system CPU ms of each thread of a process, by thread id, with the thread's name (`comm`); empty when /proc is unreadable. */
+export function threadCpuMs(pid: number): Map<number, { name: string; ms: number }> {
+  const out = new Map<number, { name: string; ms: number }>();
+  let tids: string[];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond() });
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU ms a process spent between two {@link threadCpuMs} readings, by kind of thread: `main` (the
+ * process's first thread); `platform` (the `node` threads before the first named one: those Node
+ * starts with the process and does not name, V8's garbage collection and compiler threads and
+ * libuv's pool);
+ * `worker threads` (the `node` threads started later: a Temporal worker's workflow threads); the rest
+ * by name (`tokio-runtime-w`: the SDK's native core).
+ */
+export function threadCpuDelta(pid: number, before: Map<number, { name: string; ms: number }>, after: Map<number, { name: string; ms: number }>): Record<string, number> {
+  const delta: Record<string, number> = {};
+  const tids = [...after.keys()].sort((a, b) => a - b);
+  const firstNamed = tids.find((tid) => after.get(tid)!.name !== 'node') ?? Infinity;
+  for (const tid of tids) {
+    const t = after.get(tid)!;
+    const ms = t.ms - (before.get(tid)?.ms ?? 0);
+    const kind = tid === pid ? 'main' : t.name !== 'node' ? t.name : tid < firstNamed ? 'platform' : 'worker threads';
+    delta[kind] = (delta[kind] ?? 0) + ms;
+  }
+  return delta;
+}

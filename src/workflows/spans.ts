@@ -9,7 +9,10 @@
  * undefined and `within` calls straight through. With them a span is started, made the active
  * context while the dispatch's calls are scheduled, and ended in the dispatch's `finally`: no promise,
  * no await, so the workflow's commands and their order are the same with tracing on or off; span ids
- * and times come from the workflow's own deterministic random and clock.
+ * and times come from the workflow's own deterministic random and clock. The active context does not
+ * outlive `within`'s synchronous call: an activity the dispatch schedules after an await finds its
+ * dispatch by the agent its input names, and a team's child started or signalled after an await is
+ * put back in its dispatch with {@link withinDispatchOf}.
  */
 import type { TokenCounts } from '../core/conditions/view';
 import type { AgentCallResult } from '../core/llm/contract';
@@ -52,6 +55,8 @@ export interface WorkflowSpanHooks {
   dispatch(start: DispatchSpanStart): DispatchSpan;
   /** Sets the run's status and reason on the run's span (`RunWorkflow`). */
   runEnded(end: RunSpanEnd): void;
+  /** Runs `fn` with `agent`'s open dispatch span active (none open: as it is); returns `fn`'s own promise. */
+  within<T>(agent: string, fn: () => Promise<T>): Promise<T>;
 }
 
 /** Where the hooks live: a global of the workflow's own sandbox (each run has its own globals). */
@@ -84,6 +89,15 @@ export function openDispatchSpan(run: Run, item: WaveItem): DispatchSpan | undef
 /** `fn()` within `span` when there is one: the very promise `fn` returns either way. */
 export function within<T>(span: DispatchSpan | undefined, fn: () => Promise<T>): Promise<T> {
   return span ? span.within(fn) : fn();
+}
+
+/**
+ * `fn()` within the open dispatch span of `agent`, for a call its dispatch makes after an await that
+ * names no agent (a team's child started again, a signal to it); the very promise `fn` returns.
+ */
+export function withinDispatchOf<T>(agent: string, fn: () => Promise<T>): Promise<T> {
+  const hooks = workflowSpanHooks();
+  return hooks ? hooks.within(agent, fn) : fn();
 }
 
 /** How a dispatch that produced `result` ended, for its span. */

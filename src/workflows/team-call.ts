@@ -26,6 +26,7 @@ import { SEARCH_KEYS, WORKFLOW_TYPE, type RunInput } from '../contract';
 import { keepChildTeamState } from '../core/state/team-state';
 import { positionOf } from './agent-call';
 import { running } from './observe';
+import { withinDispatchOf } from './spans';
 
 /** The Temporal UI's label of a team agent's dispatch (the child's summary, and its entry in the current details). */
 export function teamLabel(run: Run, item: WaveItem): string {
@@ -62,12 +63,14 @@ export async function teamCall(
     // a run holds the id (the child of the run a reset started from, or one started there by hand): the next n
     while (handle === undefined) {
       child.workflowId = workflowId = next();
-      handle = await startTeamRun(run, workflowId, input);
+      handle = await withinDispatchOf(item.agent, () => startTeamRun(run, workflowId, input));
     }
     child.handle = handle;
-    // a stop or a pause that came while the child was starting reaches it now
-    if (state.stop) void handle.signal('stop', state.stop.reason !== undefined ? { reason: state.stop.reason } : {}).catch(() => undefined);
-    else if (state.paused) void handle.signal('pause').catch(() => undefined);
+    // a stop or a pause that came while the child was starting reaches it now (in the dispatch's span)
+    const { stop } = state;
+    const started = handle;
+    if (stop) void withinDispatchOf(item.agent, () => started.signal('stop', stop.reason !== undefined ? { reason: stop.reason } : {})).catch(() => undefined);
+    else if (state.paused) void withinDispatchOf(item.agent, () => started.signal('pause')).catch(() => undefined);
     const result = (await handle.result()) as RunResult;
     // a child the parent cancelled or stopped is no failure: the parent ends as it was told to
     if (result.status === 'cancelled' && (CancellationScope.current().consideredCancelled || state.stop)) throw new CancelledFailure(result.reasonText);

@@ -5,7 +5,7 @@
  */
 import { Redactor } from '../../../src/secrets/redactor';
 import { clientTracingPlugins, shutdownTracing, workerTracingPlugins } from '../../../src/telemetry/tracing';
-import { installWorkflowSpanHooks, openDispatchSpan, within, type WorkflowSpanHooks } from '../../../src/workflows/spans';
+import { installWorkflowSpanHooks, openDispatchSpan, within, withinDispatchOf, type WorkflowSpanHooks } from '../../../src/workflows/spans';
 import type { Run } from '../../../src/workflows/execution';
 
 describe('tracing on', () => {
@@ -31,6 +31,10 @@ describe('tracing on', () => {
         };
       },
       runEnded: () => undefined,
+      within: (agent, fn) => {
+        seen.push(`within ${agent}`);
+        return fn();
+      },
     };
     installWorkflowSpanHooks(hooks);
     try {
@@ -38,8 +42,10 @@ describe('tracing on', () => {
       const span = openDispatchSpan(run, { agent: 'a', triggers: [] } as never);
       const p = Promise.resolve(7);
       expect(within(span, () => p)).toBe(p);
+      // a call the dispatch makes after an await, put back in its span by the agent's name
+      expect(withinDispatchOf('a', () => p)).toBe(p);
       span?.end({ ok: false, error: 'call_failed' });
-      expect(seen).toEqual(['open a/m1/2', 'within', 'call_failed']);
+      expect(seen).toEqual(['open a/m1/2', 'within', 'within a', 'call_failed']);
     } finally {
       delete (globalThis as Record<symbol, unknown>)[Symbol.for('troupe.workflowSpanHooks')];
     }
