@@ -22,8 +22,9 @@ const ACTIVITIES = ['**/activities', '**/activities/*'];
 export const SANDBOX = [
   'src/workflows/**/*.ts',
   'src/core/**/*.ts',
-  // a tracing worker's workflow interceptors (workflowInterceptorModules), and the span names they use
+  // a tracing worker's workflow interceptors (workflowInterceptorModules), their context manager, and the span names they use
   'src/telemetry/workflow-interceptors.ts',
+  'src/telemetry/workflow-context.ts',
   'src/telemetry/genai.ts',
   // the rewind probe's workflow interceptor: in the bundle of `troupe rewind`'s replay worker only,
   // not a worker's, so a glob (the tree test holds a named entry to the worker's bundle)
