@@ -19,8 +19,8 @@ import type { BenchContext, BenchReport } from './lib/types';
 export const B8_RUNS = 100;
 /** Iterations per run (2 model calls each). */
 export const B8_ITERATIONS = 3;
-/** The target: worker CPU with followers ÷ without. */
-export const B8_LIMIT = 1.1;
+/** The target: worker CPU with followers ÷ without (BENCHMARKS.md, B8). */
+export const B8_LIMIT = 1.15;
 
 interface Batch {
   followed: boolean;
@@ -116,7 +116,7 @@ export async function runB8(ctx: BenchContext): Promise<BenchReport> {
         note: `Queries by name over all followed batches: ${JSON.stringify(reports.map((r) => r.queries))}; failed follows: ${reports.map((r) => r.failed).join(', ')}.`,
       },
     ],
-    targets: [{ target: 'following 100 runs raises worker CPU by ≤ 10 % (ratio ≤ 1.10)', measured: `${fmt(ratio, 3)}`, met: ratio <= B8_LIMIT }],
+    targets: [{ target: 'following 100 runs raises worker CPU by ≤ 15 % (ratio ≤ 1.15)', measured: `${fmt(ratio, 3)}`, met: ratio <= B8_LIMIT }],
     data: { server: serverName, runs: B8_RUNS, iterations: B8_ITERATIONS, without, with: withF, ratio, pairs, batches: batches.map((b) => ({ followed: b.followed, wallMs: b.m.wallMs, cpuMs: b.m.cpuMs, requests: b.m.requests, report: b.report })) },
   };
 }
