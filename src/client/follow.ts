@@ -440,7 +440,7 @@ export async function followRun(
             break;
           }
           if (!recordGap && woke.records.length > 0) live?.set(progress.writing);
-          const askNow = woke.moved && follow.records !== 'off' && !runRecorded && !asking && follow.run !== runIndex && Date.now() >= follow.after;
+          const askNow = woke.moved && !history.closed && follow.records !== 'off' && !runRecorded && !asking && follow.run !== runIndex && Date.now() >= follow.after;
           if (askNow) asking = ask();
         }
         if (history.closed) break;

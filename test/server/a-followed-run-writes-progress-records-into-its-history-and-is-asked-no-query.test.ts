@@ -8,12 +8,12 @@
  * queries are counted on the worker by an interceptor, next to troupe's own record interceptor, as
  * `troupe worker` bundles it.
  */
-import { bundleWorkflowCode, DefaultLogger, type InjectedSinks } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import { followRun, type FollowEvent } from '../../src/client';
 import { PROGRESS_RECORD_KEY, type ProgressRecord } from '../../src/core/observe/progress';
 import { bundleOptions } from '../../src/worker';
-import type { QueryCountSinks } from '../fixtures/count-queries-interceptor';
+import { COUNT_QUERIES_MODULE, queryCounter } from '../helpers/query-count';
 import { decidePending, startHarness, type Harness } from '../helpers/runs';
 import { defaultWorkflowsPath, replayHistory } from '../helpers/temporal';
 
@@ -42,8 +42,7 @@ approval:
 `;
 
 /** Queries served, by workflow id and query name. */
-const served = new Map<string, Record<string, number>>();
-const count = (id: string, name: string) => served.get(id)?.[name] ?? 0;
+const { sinks, count } = queryCounter();
 
 type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
 
@@ -75,21 +74,9 @@ describe('a followed run writes progress records', () => {
     const options = bundleOptions(defaultWorkflowsPath());
     const workflowBundle = await bundleWorkflowCode({
       ...options,
-      workflowInterceptorModules: [...options.workflowInterceptorModules, require.resolve('../fixtures/count-queries-interceptor')],
+      workflowInterceptorModules: [...options.workflowInterceptorModules, COUNT_QUERIES_MODULE],
       logger: new DefaultLogger('WARN'),
     });
-    const sinks: InjectedSinks<QueryCountSinks> = {
-      queries: {
-        served: {
-          fn: (info, name) => {
-            const byName = served.get(info.workflowId) ?? {};
-            byName[name] = (byName[name] ?? 0) + 1;
-            served.set(info.workflowId, byName);
-          },
-          callDuringReplay: false,
-        },
-      },
-    };
     h = await startHarness({ workerOptions: { workflowBundle, sinks } });
   });
   afterAll(async () => h?.close());

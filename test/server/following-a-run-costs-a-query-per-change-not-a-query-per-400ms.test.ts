@@ -10,13 +10,13 @@
  * counted on the worker by an interceptor. (With the records: `a-followed-run-writes-progress-…`.)
  */
 import { Client } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, type InjectedSinks } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { followRun, type FollowEvent } from '../../src/client';
-import type { QueryCountSinks } from '../fixtures/count-queries-interceptor';
 import type { RunProgress } from '../../src/core/observe/progress';
 import { progressQuery } from '../../src/contract';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { COUNT_QUERIES_MODULE, queryCounter } from '../helpers/query-count';
 import { decidePending, startHarness, type Harness } from '../helpers/runs';
 import { patchedRelease } from '../helpers/patched-release';
 import { defaultWorkflowsPath } from '../helpers/temporal';
@@ -46,29 +46,16 @@ approval:
 `;
 
 /** Queries served, by workflow id and query name. */
-const served = new Map<string, Record<string, number>>();
-const count = (id: string, name: string) => served.get(id)?.[name] ?? 0;
+const { sinks, count } = queryCounter();
 
 describe('following a run', () => {
   let h: Harness;
   beforeAll(async () => {
     const workflowBundle = await bundleWorkflowCode({
       workflowsPath: defaultWorkflowsPath(),
-      workflowInterceptorModules: [require.resolve('../fixtures/count-queries-interceptor')],
+      workflowInterceptorModules: [COUNT_QUERIES_MODULE],
       logger: new DefaultLogger('WARN'),
     });
-    const sinks: InjectedSinks<QueryCountSinks> = {
-      queries: {
-        served: {
-          fn: (info, name) => {
-            const byName = served.get(info.workflowId) ?? {};
-            byName[name] = (byName[name] ?? 0) + 1;
-            served.set(info.workflowId, byName);
-          },
-          callDuringReplay: false,
-        },
-      },
-    };
     h = await startHarness({ workerOptions: { workflowBundle, sinks } });
   });
   afterAll(async () => h?.close());
@@ -185,19 +172,9 @@ describe('following a run on a build older than the follow Update', () => {
     );
     const workflowBundle = await bundleWorkflowCode({
       workflowsPath: path.join(release, 'src', 'workflows'),
-      workflowInterceptorModules: [require.resolve('../fixtures/count-queries-interceptor')],
+      workflowInterceptorModules: [COUNT_QUERIES_MODULE],
       logger: new DefaultLogger('WARN'),
     });
-    const sinks: InjectedSinks<QueryCountSinks> = {
-      queries: {
-        served: {
-          fn: (info, name) => {
-            served.set(info.workflowId, { ...served.get(info.workflowId), [name]: count(info.workflowId, name) + 1 });
-          },
-          callDuringReplay: false,
-        },
-      },
-    };
     h = await startHarness({ workerOptions: { workflowBundle, sinks } });
   });
   afterAll(async () => {
