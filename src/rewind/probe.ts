@@ -31,9 +31,11 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** troupe's workflow bundle with the probe's interceptor, made once per process. */
 function probeBundle(dataConverter: DataConverter): Promise<WorkflowBundleWithSourceMap> {
+  const options = workflowBundleOptions(workflowEntry(), dataConverter, false);
   bundle ??= bundleWorkflowCode({
-    ...workflowBundleOptions(workflowEntry(), dataConverter, false),
-    workflowInterceptorModules: [require.resolve('./replay-interceptor')],
+    ...options,
+    // troupe's own modules stay: a followed run's progress records are commands its replay must make
+    workflowInterceptorModules: [...(options.workflowInterceptorModules ?? []), require.resolve('./replay-interceptor')],
   });
   return bundle;
 }

@@ -4,7 +4,8 @@
  * again with the prompts they had, the original run kept and listed; and a bad step refused, located,
  * exit 1, with nothing reset.
  */
-import { listRuns } from '../../src/client';
+import { followRun, listRuns } from '../../src/client';
+import { PROGRESS_RECORD_KEY } from '../../src/core/observe/progress';
 import type { RunResult } from '../../src/core/ending/result';
 import { troupe } from '../helpers/cli';
 import { startHarness, compileYaml, type Harness } from '../helpers/runs';
@@ -69,6 +70,21 @@ describe('troupe rewind (replay)', () => {
     const kept = (await h.client.workflow.getHandle(first.workflowId, first.firstExecutionRunId).result()) as RunResult;
     expect(kept.steps).toBe(4);
     expect(kept.output).toEqual(original.output);
+  });
+
+  test('a followed run, as `troupe run` follows it, rewinds too: the probe replays its progress records', async () => {
+    h.stub.script('carol', [{ text: 'carol sums up' }]);
+    const first = await h.start(compileYaml(PANEL), { task: 'plan a walk', workflowId: uniqueWorkflowId('rewind-followed') });
+    const steps: number[] = [];
+    await followRun(first, (e) => e.kind === 'step' && steps.push(e.step.step));
+    expect(steps).toEqual([1, 2, 3, 4]);
+    const history = (await first.fetchHistory()).events ?? [];
+    expect(history.some((e) => e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[PROGRESS_RECORD_KEY])).toBe(true);
+    const cli = await troupe('rewind', first.workflowId, '--to-step', '2');
+    expect(cli.stderr).toBe('');
+    expect(cli.code).toBe(0);
+    const again = (await h.client.workflow.getHandle(first.workflowId).result()) as RunResult;
+    expect(again).toMatchObject({ status: 'exhausted', reason: 'max_messages', steps: 4 });
   });
 
   test('a bad step is refused, located, exit 1, and nothing is reset', async () => {
