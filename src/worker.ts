@@ -108,6 +108,8 @@ export const WORKER_TEXTS = {
   badGrace: (value: string) => `${WORKER_SHUTDOWN.graceEnv} must be a whole number of milliseconds (0 or more), not "${value}"`,
   untracedBundle:
     'this worker traces (OTEL_* variables) but its prebuilt workflow bundle has no tracing interceptors: its activities are traced, its workflows are not (bundle with bundleWorkflows(plugins, converter, true); docs/observability.md, "Traces")',
+  unrecordedBundle:
+    'this worker\'s prebuilt workflow bundle has no progress-record module: its runs are followed by query, and a run followed on a worker that has it cannot replay here (bundle with bundleWorkflows; docs/operating.md, "Following a run from code")',
   unmeteredBundle:
     'this worker exports metrics but its prebuilt workflow bundle has no metrics module: its runs record no tokens, cost or handoffs (bundle with bundleWorkflows(plugins, converter, tracing, true); docs/observability.md, "Metrics")',
 } as const;
@@ -167,6 +169,11 @@ export async function bundleWorkflows(
 /** Whether this process's Temporal runtime exports metrics (Prometheus, OpenTelemetry or a buffer). */
 function runtimeExportsMetrics(): boolean {
   return Runtime.instance().options.runtimeOptions.metricsExporter != null;
+}
+
+/** Whether a workflow bundle writes progress records: webpack names the module by its path. */
+export function recordsProgress(bundle: { code: string }): boolean {
+  return /["'][^"'\n]*\/workflows\/record-interceptors\.[jt]s["']/.test(bundle.code);
 }
 
 /** Whether a workflow bundle records the workflow's metrics: webpack names its metrics module by its path. */
@@ -278,6 +285,7 @@ export async function createWorker(config: WorkerConfig = {}): Promise<Worker> {
   const redactor = new Redactor();
   const tracing = workerTracingPlugins(redactor);
   if (tracing.length > 0 && workflowBundle && !tracesWorkflows(workflowBundle)) Runtime.instance().logger.warn(WORKER_TEXTS.untracedBundle);
+  if (workflowBundle && !recordsProgress(workflowBundle)) Runtime.instance().logger.warn(WORKER_TEXTS.unrecordedBundle);
   const metered = runtimeExportsMetrics();
   if (metered && workflowBundle && !metersWorkflows(workflowBundle)) Runtime.instance().logger.warn(WORKER_TEXTS.unmeteredBundle);
   // a connection opened here is the worker's: it closes when the worker stops, so a script that

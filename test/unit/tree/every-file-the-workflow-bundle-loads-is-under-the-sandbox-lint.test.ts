@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { troupeDataConverter } from '../../../src/codec/data-converter';
-import { metersWorkflows, workflowBundleOptions, workflowEntry } from '../../../src/worker';
+import { metersWorkflows, recordsProgress, workflowBundleOptions, workflowEntry } from '../../../src/worker';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -63,6 +63,7 @@ test('every troupe file in the bundle of a tracing, encrypting worker is linted 
     ]),
   );
   expect(metersWorkflows({ code })).toBe(true);
+  expect(recordsProgress({ code })).toBe(true);
 
   const { files, sandbox } = sandboxRules(loaded);
   const unlinted = loaded.filter((file) => !files[file].globals || !files[file].builtins);
@@ -79,4 +80,8 @@ test('the bundle of a worker that exports no metrics has no metrics module, and 
   expect(loaded).toEqual(expect.arrayContaining(['src/workflows/run-metrics.ts', 'src/workflows/record-interceptors.ts']));
   expect(loaded).not.toContain('src/workflows/metrics-interceptors.ts');
   expect(metersWorkflows({ code })).toBe(false);
+  expect(recordsProgress({ code })).toBe(true);
+  // a bundle made without troupe's options, as by bundleWorkflowCode alone, has none
+  const bare = await bundleWorkflowCode({ workflowsPath: workflowEntry(), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+  expect(recordsProgress(bare)).toBe(false);
 });
