@@ -42,12 +42,19 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
       {
         concludeActivation(input, next) {
           const out = next(input);
-          const record = progressRecorder()?.take(Date.now());
-          if (!record) return out;
-          const commands = [...out.commands];
-          const at = commands.findIndex(closes);
-          commands.splice(at < 0 ? commands.length : at, 0, memoCommand(record), memoCommand(undefined));
-          return { ...out, commands };
+          try {
+            const record = progressRecorder()?.take(Date.now());
+            if (!record) return out;
+            const commands = [...out.commands];
+            const at = commands.findIndex(closes);
+            commands.splice(at < 0 ? commands.length : at, 0, memoCommand(record), memoCommand(undefined));
+            return { ...out, commands };
+          } catch {
+            // a task that throws here would fail without end and wedge the run: no record instead (the
+            // same on replay, since the record is a function of the state); the follower's next record
+            // follows on from an earlier step, and it asks the query for the gap
+            return out;
+          }
         },
       },
     ],
