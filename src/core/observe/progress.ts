@@ -2,8 +2,9 @@
  * The run's progress contract (docs/operating.md, "Following a run from code"): what the `progress` query
  * answers, and the one way a client follows a run. The workflow keeps a counter, `state.progress`,
  * that rises each time it publishes its position (a call starts or ends, a step or a decision is
- * recorded, a wait begins or ends, a signal is taken, the run ends); an answer holds that counter, the status view,
- * the calls running now (typed, not labels) and the agent steps recorded after the client's cursor.
+ * recorded, a wait begins or ends, a signal is taken, the run ends); an answer holds that counter,
+ * the status view, the calls running now (typed, not labels) and the agent steps recorded after the
+ * client's cursor.
  * Two answers with the same counter describe the same position. The counter is carried across
  * continue-as-new, so it rises over the whole run chain. UI labels are for humans only.
  *
