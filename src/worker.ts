@@ -171,14 +171,19 @@ function runtimeExportsMetrics(): boolean {
   return Runtime.instance().options.runtimeOptions.metricsExporter != null;
 }
 
-/** Whether a workflow bundle writes progress records: webpack names the module by its path. */
-export function recordsProgress(bundle: { code: string }): boolean {
-  return /["'][^"'\n]*\/workflows\/record-interceptors\.[jt]s["']/.test(bundle.code);
+/** Whether a bundle holds troupe's workflow module `name` (`src/workflows/<name>`): webpack names each module by its path. */
+function bundles(bundle: { code: string }, name: string): boolean {
+  return new RegExp(`["'][^"'\\n]*/workflows/${name}\\.[jt]s["']`).test(bundle.code);
 }
 
-/** Whether a workflow bundle records the workflow's metrics: webpack names its metrics module by its path. */
+/** Whether a workflow bundle writes progress records (its record interceptor module is in). */
+export function recordsProgress(bundle: { code: string }): boolean {
+  return bundles(bundle, 'record-interceptors');
+}
+
+/** Whether a workflow bundle records the workflow's metrics (its metrics module is in). */
 export function metersWorkflows(bundle: { code: string }): boolean {
-  return /["'][^"'\n]*\/workflows\/metrics-interceptors\.[jt]s["']/.test(bundle.code);
+  return bundles(bundle, 'metrics-interceptors');
 }
 
 /**
